@@ -1,0 +1,38 @@
+// bindings/main.cpp: the nanobind module pycuda._driver; calls each concept's binder in order.
+// (Named main.cpp, not module.cpp, because bindings/module.cpp binds the CUDA module concept.)
+#include "bindings/context.hpp"
+#include "bindings/error.hpp"
+
+namespace pycuda::bindings {
+void bind_device(nb::module_& m);
+void bind_memory(nb::module_& m);
+void bind_host_memory(nb::module_& m);
+void bind_memcpy(nb::module_& m);
+void bind_memory_pool(nb::module_& m);
+void bind_stream(nb::module_& m);
+void bind_event(nb::module_& m);
+void bind_module(nb::module_& m);
+void bind_function(nb::module_& m);
+void bind_linker(nb::module_& m);
+void bind_nvrtc(nb::module_& m);
+void bind_profiler(nb::module_& m);
+} // namespace pycuda::bindings
+
+NB_MODULE(_driver, m) {
+    using namespace pycuda::bindings;
+    m.doc() = "The CUDA driver API for pycuda, on a C++20 core";
+    bind_error(m);
+    bind_device(m);
+    bind_context(m);
+    bind_memory(m);
+    bind_host_memory(m);
+    bind_memcpy(m);
+    bind_memory_pool(m);
+    bind_stream(m);
+    bind_event(m);
+    bind_module(m);
+    bind_function(m);
+    bind_linker(m);
+    bind_nvrtc(m);
+    bind_profiler(m);
+}

@@ -1,0 +1,1 @@
+"""Host memory helpers (being written)."""

@@ -1,0 +1,62 @@
+"""pycuda.driver: devices, contexts, memory, streams, events, modules and kernel launches.
+
+import pycuda.driver as drv
+drv.init()
+ctx = drv.Device(0).make_context()
+buf = drv.mem_alloc(1024)
+ctx.pop()
+"""
+
+from __future__ import annotations
+
+import os
+
+from pycuda._driver import *  # noqa: F401 - the extension's names are this module's API
+from pycuda._driver import Error
+from pycuda._enums import *  # noqa: F401
+from pycuda._arg_handlers import ArgumentHandler, In, InOut, Out  # noqa: F401
+from pycuda._host_memory import *  # noqa: F401
+
+
+class CompileError(Error):
+    """A kernel failed to compile; ``str()`` shows the compiler's log.
+
+    Attributes: ``msg``, ``command_line``, ``stdout``, ``stderr``.
+    """
+
+    def __init__(
+        self,
+        msg: str,
+        command_line: str | list[str] | None = None,
+        stdout: str | None = None,
+        stderr: str | None = None,
+    ) -> None:
+        super().__init__(msg)
+        self.msg = msg
+        self.command_line = command_line
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def __str__(self) -> str:
+        text = self.msg
+        if self.command_line:
+            cmd = self.command_line
+            text += "\n[command: %s]" % (cmd if isinstance(cmd, str) else " ".join(cmd))
+        if self.stdout:
+            text += "\n[stdout:\n%s]" % self.stdout
+        if self.stderr:
+            text += "\n[stderr:\n%s]" % self.stderr
+        return text
+
+
+CUDA_DEBUGGING = False
+
+
+def set_debugging(flag: bool = True) -> None:
+    """Make SourceModule compile with ``-g -G``, keep its files and skip the cache."""
+    global CUDA_DEBUGGING
+    CUDA_DEBUGGING = flag
+
+
+if os.environ.get("CUDA_DEBUGGING"):
+    set_debugging()

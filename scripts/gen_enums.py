@@ -1,0 +1,147 @@
+"""scripts/gen_enums.py: writes python/pycuda/_enums.py from the toolkit's cuda.h.
+
+The driver's enums reach Python as IntEnums named as in the original PyCUDA
+(device_attribute.MAX_THREADS_PER_BLOCK, ctx_flags.SCHED_AUTO, ...). Run it again after a new
+toolkit adds members: python3 scripts/gen_enums.py [/path/to/cuda.h]
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+# (Python name, C enum type, prefix stripped from member names, doc)
+ENUMS = [
+    ("ctx_flags", "CUctx_flags", "CU_CTX_", "Flags for Device.make_context."),
+    ("event_flags", "CUevent_flags", "CU_EVENT_", "Flags for Event."),
+    ("stream_flags", "CUstream_flags", "CU_STREAM_", "Flags for Stream."),
+    ("array_format", "CUarray_format", "CU_AD_FORMAT_", "Element formats of CUDA arrays."),
+    ("address_mode", "CUaddress_mode", "CU_TR_ADDRESS_MODE_", "Texture address modes."),
+    ("filter_mode", "CUfilter_mode", "CU_TR_FILTER_MODE_", "Texture filter modes."),
+    ("device_attribute", "CUdevice_attribute", "CU_DEVICE_ATTRIBUTE_", "Device attributes."),
+    ("pointer_attribute", "CUpointer_attribute", "CU_POINTER_ATTRIBUTE_", "Pointer attributes."),
+    ("profiler_output_mode", "CUoutput_mode", "CU_OUT_", "Profiler output modes."),
+    ("func_cache", "CUfunc_cache", "CU_FUNC_CACHE_", "Cache preference."),
+    ("shared_config", "CUsharedconfig", "CU_SHARED_MEM_CONFIG_", "Shared memory bank size."),
+    ("function_attribute", "CUfunction_attribute", "CU_FUNC_ATTRIBUTE_", "Function attributes."),
+    ("memory_type", "CUmemorytype", "CU_MEMORYTYPE_", "Memory types."),
+    ("compute_mode", "CUcomputemode", "CU_COMPUTEMODE_", "Compute modes."),
+    ("jit_option", "CUjit_option", "CU_JIT_", "Options of module_from_buffer and Linker."),
+    ("jit_target", "CUjit_target", "CU_TARGET_", "JIT targets."),
+    ("jit_fallback", "CUjit_fallback", "CU_", "JIT fallback strategies."),
+    ("jit_input_type", "CUjitInputType", "CU_JIT_INPUT_", "Linker input types."),
+    ("limit", "CUlimit", "CU_LIMIT_", "Context limits."),
+    ("mem_attach_flags", "CUmemAttach_flags", "CU_MEM_ATTACH_", "Managed memory attachment."),
+    (
+        "graphics_register_flags",
+        "CUgraphicsRegisterFlags",
+        "CU_GRAPHICS_REGISTER_FLAGS_",
+        "Graphics interop registration flags.",
+    ),
+    ("array_cubemap_face", "CUarray_cubemap_face", "CU_CUBEMAP_FACE_", "Cubemap faces."),
+    ("ipc_mem_flags", "CUipcMem_flags", "CU_IPC_MEM_", "IPC memory flags."),
+]
+
+# Members that newer headers dropped but PyCUDA programs still name (value from CUDA 12).
+COMPAT = {"ctx_flags": [("LMEM_RESIZE_TO_MAX", 0x10)]}
+
+# Plain classes of #define'd flags, as the original has them.
+DEFINES = [
+    ("host_alloc_flags", "CU_MEMHOSTALLOC_"),
+    ("mem_host_register_flags", "CU_MEMHOSTREGISTER_"),
+]
+
+
+def parse_enums(text: str) -> dict[str, list[tuple[str, int]]]:
+    out: dict[str, list[tuple[str, int]]] = {}
+    # Integer #defines that enum values are built from (CU_COMPUTE_ACCELERATED_TARGET_BASE).
+    known: dict[str, int] = {
+        k: int(v, 0) for k, v in re.findall(r"#define (\w+)\s+(0x[0-9a-fA-F]+|\d+)\s*$", text, re.M)
+    }
+    for body, name in re.findall(r"typedef enum \w*\s*\{(.*?)\}\s*(\w+)\s*;", text, re.S):
+        body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+        body = re.sub(r"//[^\n]*", "", body)
+        members = []
+        value = -1
+        for item in body.split(","):
+            item = item.strip()
+            if not item:
+                continue
+            key, _, expr = item.partition("=")
+            key = key.strip()
+            if key.startswith("__") or not re.fullmatch(r"\w+", key):
+                continue
+            if expr.strip():
+                expr = " ".join(re.sub(r"(0x[0-9a-fA-F]+|\d+)[uUlL]+", r"\1", expr).split())
+                value = eval(expr, {}, dict(known))  # noqa: S307 - our own toolkit header
+            else:
+                value += 1
+            known[key] = value
+            members.append((key, value))
+        out[name] = members
+    return out
+
+
+def main() -> None:
+    header = Path(sys.argv[1] if len(sys.argv) > 1 else "/usr/local/cuda/include/cuda.h")
+    text = header.read_text()
+    profiler = header.parent / "cudaProfiler.h"  # holds CUoutput_mode
+    if profiler.exists():
+        text += profiler.read_text()
+    enums = parse_enums(text)
+    version = re.search(r"#define CUDA_VERSION (\d+)", text).group(1)
+    lines = [
+        f'"""The CUDA driver\'s enums, named as in PyCUDA (generated from CUDA {version} cuda.h',
+        'by scripts/gen_enums.py; do not edit)."""',
+        "",
+        "from enum import IntEnum",
+        "",
+    ]
+    for py_name, c_name, prefix, doc in ENUMS:
+        lines += ["", f"class {py_name}(IntEnum):", f'    """{doc}"""', ""]
+        for key, value in enums[c_name]:
+            is_count = key == prefix + "MAX" and py_name != "function_attribute"
+            if not key.startswith(prefix) or is_count:
+                continue
+            member = key[len(prefix) :]
+            if member[0].isdigit():
+                member = "_" + member
+            lines.append(f"    {member} = {value}")
+        present = {k[len(prefix) :] for k, _ in enums[c_name]}
+        for member, value in COMPAT.get(py_name, []):
+            if member not in present:
+                lines.append(f"    {member} = {value}")
+    for py_name, prefix in DEFINES:
+        lines += ["", f"class {py_name}:", "    pass", ""]
+        for key, value in re.findall(rf"#define ({prefix}\w+)\s+(0x[0-9a-fA-F]+|\d+)", text):
+            lines.append(f"{py_name}.{key[len(prefix) :]} = {int(value, 0)}")
+    lines += [
+        "",
+        "",
+        "class array3d_flags:",
+        '    """Flags of ArrayDescriptor3D."""',
+        "",
+    ]
+    for key, value in re.findall(r"#define CUDA_ARRAY3D_(\w+)\s+(0x[0-9a-fA-F]+)", text):
+        if key[0].isdigit():
+            lines.append(f"    ARRAY3D_{key} = {int(value, 16)}")
+        else:
+            lines.append(f"    {key} = {int(value, 16)}")
+    lines.append('    ARRAY3D_LAYERED = 0x01\n\n\nsetattr(array3d_flags, "2DARRAY", 0x01)')
+    lines += [
+        "",
+        "TRSA_OVERRIDE_FORMAT = 1",
+        "TRSF_READ_AS_INTEGER = 1",
+        "TRSF_NORMALIZED_COORDINATES = 2",
+        "TRSF_SRGB = 0x10",
+        "TR_DEFAULT = -1",
+        "",
+    ]
+    target = Path(__file__).resolve().parent.parent / "python" / "pycuda" / "_enums.py"
+    target.write_text("\n".join(lines) + "\n")
+    print(f"wrote {target}")
+
+
+if __name__ == "__main__":
+    main()
