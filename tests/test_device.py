@@ -64,7 +64,7 @@ def test_bad_device_input(ctx):
     assert info.value.name == "CUDA_ERROR_INVALID_DEVICE"
     assert "cuDeviceGet" in str(info.value)
     with pytest.raises(AttributeError):
-        drv.Device(0).no_such_attribute_here
+        _ = drv.Device(0).no_such_attribute_here
     with pytest.raises(TypeError):
         drv.Device(1.5)
     with pytest.raises(drv.Error):

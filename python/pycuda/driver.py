@@ -41,11 +41,11 @@ class CompileError(Error):
         text = self.msg
         if self.command_line:
             cmd = self.command_line
-            text += "\n[command: %s]" % (cmd if isinstance(cmd, str) else " ".join(cmd))
+            text += f"\n[command: {cmd if isinstance(cmd, str) else ' '.join(cmd)}]"
         if self.stdout:
-            text += "\n[stdout:\n%s]" % self.stdout
+            text += f"\n[stdout:\n{self.stdout}]"
         if self.stderr:
-            text += "\n[stderr:\n%s]" % self.stderr
+            text += f"\n[stderr:\n{self.stderr}]"
         return text
 
 
