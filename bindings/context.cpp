@@ -96,7 +96,8 @@ void bind_context(nb::module_& m) {
              [](const ContextRef& a, nb::handle b) {
                  return nb::isinstance<ContextRef>(b) &&
                         a.handle() == nb::cast<const ContextRef&>(b).handle();
-             })
+             },
+             nb::arg("other").none())
         .def("__hash__",
              [](const ContextRef& self) {
                  return static_cast<Py_hash_t>(reinterpret_cast<std::uintptr_t>(self.handle()) >>

@@ -15,8 +15,9 @@ namespace {
 
 nb::object enums() {
     // The enums are plain Python IntEnums (pycuda/_enums.py, generated from cuda.h).
-    static nb::object module = nb::module_::import_("pycuda._enums");
-    return module;
+    // Leaked on purpose: a static nb::object would be released after the interpreter is gone.
+    static nb::handle module = nb::module_::import_("pycuda._enums").release();
+    return nb::borrow(module);
 }
 
 nb::object attribute_value(const Device& dev, int attr) {
@@ -119,7 +120,8 @@ void bind_device(nb::module_& m) {
         .def("__eq__",
              [](const Device& a, nb::handle b) {
                  return nb::isinstance<Device>(b) && a == nb::cast<const Device&>(b);
-             })
+             },
+             nb::arg("other").none())
         .def("__hash__", [](const Device& d) { return static_cast<Py_hash_t>(d.handle()); })
         .def("__repr__", [](const Device& d) {
             return "<pycuda.driver.Device " + std::to_string(d.handle()) + ">";

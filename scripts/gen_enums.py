@@ -97,9 +97,16 @@ def main() -> None:
         "",
         "from enum import IntEnum",
         "",
+        "",
+        "class _DriverEnum(IntEnum):",
+        '    """An int-valued driver constant whose str() names it, as in the original."""',
+        "",
+        "    def __str__(self) -> str:",
+        '        return f"pycuda._driver.{type(self).__name__}.{self.name}"',
+        "",
     ]
     for py_name, c_name, prefix, doc in ENUMS:
-        lines += ["", f"class {py_name}(IntEnum):", f'    """{doc}"""', ""]
+        lines += ["", f"class {py_name}(_DriverEnum):", f'    """{doc}"""', ""]
         for key, value in enums[c_name]:
             is_count = key == prefix + "MAX" and py_name != "function_attribute"
             if not key.startswith(prefix) or is_count:

@@ -16,7 +16,7 @@ def test_enums_carry_the_original_names():
     assert drv.compute_mode.EXCLUSIVE_PROCESS == 3
     assert drv.host_alloc_flags.DEVICEMAP == 2
     assert getattr(drv.array3d_flags, "2DARRAY") == 1
-    assert str(drv.device_attribute.WARP_SIZE).endswith("WARP_SIZE")
+    assert str(drv.device_attribute.WARP_SIZE) == "pycuda._driver.device_attribute.WARP_SIZE"
 
 
 def test_get_version_is_the_build_headers():

@@ -4,7 +4,14 @@ by scripts/gen_enums.py; do not edit)."""
 from enum import IntEnum
 
 
-class ctx_flags(IntEnum):
+class _DriverEnum(IntEnum):
+    """An int-valued driver constant whose str() names it, as in the original."""
+
+    def __str__(self) -> str:
+        return f"pycuda._driver.{type(self).__name__}.{self.name}"
+
+
+class ctx_flags(_DriverEnum):
     """Flags for Device.make_context."""
 
     SCHED_AUTO = 0
@@ -21,7 +28,7 @@ class ctx_flags(IntEnum):
     FLAGS_MASK = 255
 
 
-class event_flags(IntEnum):
+class event_flags(_DriverEnum):
     """Flags for Event."""
 
     DEFAULT = 0
@@ -30,14 +37,14 @@ class event_flags(IntEnum):
     INTERPROCESS = 4
 
 
-class stream_flags(IntEnum):
+class stream_flags(_DriverEnum):
     """Flags for Stream."""
 
     DEFAULT = 0
     NON_BLOCKING = 1
 
 
-class array_format(IntEnum):
+class array_format(_DriverEnum):
     """Element formats of CUDA arrays."""
 
     UNSIGNED_INT8 = 1
@@ -93,7 +100,7 @@ class array_format(IntEnum):
     UNORM_INT_101010_2 = 80
 
 
-class address_mode(IntEnum):
+class address_mode(_DriverEnum):
     """Texture address modes."""
 
     WRAP = 0
@@ -102,14 +109,14 @@ class address_mode(IntEnum):
     BORDER = 3
 
 
-class filter_mode(IntEnum):
+class filter_mode(_DriverEnum):
     """Texture filter modes."""
 
     POINT = 0
     LINEAR = 1
 
 
-class device_attribute(IntEnum):
+class device_attribute(_DriverEnum):
     """Device attributes."""
 
     MAX_THREADS_PER_BLOCK = 1
@@ -267,7 +274,7 @@ class device_attribute(IntEnum):
     ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147
 
 
-class pointer_attribute(IntEnum):
+class pointer_attribute(_DriverEnum):
     """Pointer attributes."""
 
     CONTEXT = 1
@@ -293,14 +300,14 @@ class pointer_attribute(IntEnum):
     IS_HW_DECOMPRESS_CAPABLE = 21
 
 
-class profiler_output_mode(IntEnum):
+class profiler_output_mode(_DriverEnum):
     """Profiler output modes."""
 
     KEY_VALUE_PAIR = 0
     CSV = 1
 
 
-class func_cache(IntEnum):
+class func_cache(_DriverEnum):
     """Cache preference."""
 
     PREFER_NONE = 0
@@ -309,7 +316,7 @@ class func_cache(IntEnum):
     PREFER_EQUAL = 3
 
 
-class shared_config(IntEnum):
+class shared_config(_DriverEnum):
     """Shared memory bank size."""
 
     DEFAULT_BANK_SIZE = 0
@@ -317,7 +324,7 @@ class shared_config(IntEnum):
     EIGHT_BYTE_BANK_SIZE = 2
 
 
-class function_attribute(IntEnum):
+class function_attribute(_DriverEnum):
     """Function attributes."""
 
     MAX_THREADS_PER_BLOCK = 0
@@ -339,7 +346,7 @@ class function_attribute(IntEnum):
     MAX = 16
 
 
-class memory_type(IntEnum):
+class memory_type(_DriverEnum):
     """Memory types."""
 
     HOST = 1
@@ -348,7 +355,7 @@ class memory_type(IntEnum):
     UNIFIED = 4
 
 
-class compute_mode(IntEnum):
+class compute_mode(_DriverEnum):
     """Compute modes."""
 
     DEFAULT = 0
@@ -356,7 +363,7 @@ class compute_mode(IntEnum):
     EXCLUSIVE_PROCESS = 3
 
 
-class jit_option(IntEnum):
+class jit_option(_DriverEnum):
     """Options of module_from_buffer and Linker."""
 
     MAX_REGISTERS = 0
@@ -397,7 +404,7 @@ class jit_option(IntEnum):
     NUM_OPTIONS = 35
 
 
-class jit_target(IntEnum):
+class jit_target(_DriverEnum):
     """JIT targets."""
 
     COMPUTE_30 = 30
@@ -436,14 +443,14 @@ class jit_target(IntEnum):
     COMPUTE_121F = 131193
 
 
-class jit_fallback(IntEnum):
+class jit_fallback(_DriverEnum):
     """JIT fallback strategies."""
 
     PREFER_PTX = 0
     PREFER_BINARY = 1
 
 
-class jit_input_type(IntEnum):
+class jit_input_type(_DriverEnum):
     """Linker input types."""
 
     CUBIN = 0
@@ -454,7 +461,7 @@ class jit_input_type(IntEnum):
     NVVM = 5
 
 
-class limit(IntEnum):
+class limit(_DriverEnum):
     """Context limits."""
 
     STACK_SIZE = 0
@@ -469,7 +476,7 @@ class limit(IntEnum):
     CIG_SHMEM_FALLBACK_ENABLED = 9
 
 
-class mem_attach_flags(IntEnum):
+class mem_attach_flags(_DriverEnum):
     """Managed memory attachment."""
 
     GLOBAL = 1
@@ -477,7 +484,7 @@ class mem_attach_flags(IntEnum):
     SINGLE = 4
 
 
-class graphics_register_flags(IntEnum):
+class graphics_register_flags(_DriverEnum):
     """Graphics interop registration flags."""
 
     NONE = 0
@@ -487,7 +494,7 @@ class graphics_register_flags(IntEnum):
     TEXTURE_GATHER = 8
 
 
-class array_cubemap_face(IntEnum):
+class array_cubemap_face(_DriverEnum):
     """Cubemap faces."""
 
     POSITIVE_X = 0
@@ -498,7 +505,7 @@ class array_cubemap_face(IntEnum):
     NEGATIVE_Z = 5
 
 
-class ipc_mem_flags(IntEnum):
+class ipc_mem_flags(_DriverEnum):
     """IPC memory flags."""
 
     LAZY_ENABLE_PEER_ACCESS = 1
