@@ -174,7 +174,7 @@ const NvrtcLoad& nvrtc_load() {
 const DriverApi& driver() {
     const DriverLoad& loaded = driver_load();
     if (!loaded.api)
-        throw CudaError(CUDA_ERROR_NO_DEVICE, "loading the CUDA driver", loaded.error);
+        throw CudaError::with_message(CUDA_ERROR_NO_DEVICE, "dlopen", loaded.error);
     return *loaded.api;
 }
 
@@ -189,7 +189,7 @@ bool driver_loadable() noexcept {
 const NvrtcApi& nvrtc() {
     const NvrtcLoad& loaded = nvrtc_load();
     if (!loaded.api)
-        throw CudaError(CUDA_ERROR_NOT_FOUND, "loading NVRTC", loaded.error);
+        throw CudaError::with_message(CUDA_ERROR_NOT_FOUND, "dlopen", loaded.error);
     return *loaded.api;
 }
 

@@ -91,6 +91,14 @@ CudaError::CudaError(CUresult code, std::string_view routine, std::string_view d
     : std::runtime_error(compose(code, routine, detail)), code_(code), name_(error_name(code)),
       routine_(routine) {}
 
+CudaError::CudaError(Verbatim, CUresult code, std::string_view routine, std::string message)
+    : std::runtime_error(std::move(message)), code_(code), name_(error_name(code)),
+      routine_(routine) {}
+
+CudaError CudaError::with_message(CUresult code, std::string_view routine, std::string message) {
+    return CudaError(Verbatim{}, code, routine, std::move(message));
+}
+
 void set_cleanup_warning_handler(CleanupWarningHandler handler) {
     std::lock_guard lock(handler_mutex);
     cleanup_handler = std::move(handler);

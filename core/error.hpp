@@ -15,6 +15,9 @@ namespace pycuda {
 class CudaError : public std::runtime_error {
 public:
     CudaError(CUresult code, std::string_view routine, std::string_view detail = {});
+    /// An error whose whole message is `message` (for failures before any driver call, such as
+    /// a missing libcuda, where "routine failed: CODE" would mislead).
+    static CudaError with_message(CUresult code, std::string_view routine, std::string message);
 
     CUresult code() const noexcept { return code_; }
     /// "CUDA_ERROR_OUT_OF_MEMORY" (from the driver when loaded, else from our own table).
@@ -22,6 +25,8 @@ public:
     const std::string& routine() const noexcept { return routine_; }
 
 private:
+    struct Verbatim {};
+    CudaError(Verbatim, CUresult code, std::string_view routine, std::string message);
     CUresult code_;
     std::string name_;
     std::string routine_;
