@@ -33,7 +33,8 @@ LoadedLibrary open_first(const std::vector<std::string>& candidates) {
             return lib;
         }
         const char* why = dlerror();
-        lib.failures += "\n  " + candidate + ": " + (why ? why : "not found");
+        // dlerror() already names the file it tried.
+        lib.failures += "\n  " + (why ? std::string(why) : candidate + ": not found");
     }
     return lib;
 }
