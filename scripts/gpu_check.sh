@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# scripts/gpu_check.sh: one call on the GPU machine: the README's two commands, then the
+# benchmarks. Logs go to $OUT (the device tool brings them back), or to ./gpu-logs elsewhere.
+# Usage: scripts/gpu_check.sh [pytest args...]   e.g. scripts/gpu_check.sh -x tests/test_launch.py
+set -uo pipefail
+out=${OUT:-$PWD/gpu-logs}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+# NVLink multicast stays off on shared multi-GPU hosts (the device tool's KINDS.md).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+
+echo "== demo (README command 1)"
+./scripts/demo.sh > "$out/demo.log" 2>&1
+echo "demo exit: $?"; tail -n 15 "$out/demo.log"
+
+echo "== tests (README command 2)"
+PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} -p no:cacheprovider --durations=15 ${*:-}" \
+    ./scripts/test.sh > "$out/test.log" 2>&1
+echo "test exit: $?"
+grep -E "tests passed|tests failed|passed|failed|error" "$out/test.log" | tail -n 5
+grep -E "^(FAILED|ERROR)" "$out/test.log" | head -n 40
+
+if [ -z "${SKIP_BENCH:-}" ]; then
+    echo "== benchmarks"
+    for b in benchmarks/*.py; do
+        case "$b" in */_*) continue ;; esac
+        name=$(basename "$b" .py)
+        timeout 300 .venv/bin/python "$b" --json "$out/bench_$name.json" > "$out/bench_$name.log" 2>&1
+        echo "$b exit: $?"; tail -n 25 "$out/bench_$name.log"
+    done
+fi
