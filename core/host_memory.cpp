@@ -51,8 +51,10 @@ unsigned PagelockedHostAllocation::flags() const {
     return flags;
 }
 
-RegisteredHostMemory::RegisteredHostMemory(void* data, size_t size, unsigned flags)
-    : HostPointer(Context::require_current("register_host_memory"), data, size) {
+RegisteredHostMemory::RegisteredHostMemory(void* data, size_t size, unsigned flags,
+                                           std::shared_ptr<void> owner)
+    : HostPointer(Context::require_current("register_host_memory"), data, size),
+      owner_(std::move(owner)) {
     PYCUDA_CALL(cuMemHostRegister, data, size, flags);
 }
 

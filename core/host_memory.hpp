@@ -47,15 +47,20 @@ public:
 };
 
 /// Existing host memory page-locked with cuMemHostRegister until unregister() or destruction.
-/// The caller keeps the memory alive at least as long as this object.
+/// `owner` (type-erased: the bindings pass the exported Python buffer) keeps the memory alive
+/// until after it is unregistered.
 class RegisteredHostMemory : public HostPointer {
 public:
-    RegisteredHostMemory(void* data, size_t size, unsigned flags);
+    RegisteredHostMemory(void* data, size_t size, unsigned flags, std::shared_ptr<void> owner);
     ~RegisteredHostMemory();
     RegisteredHostMemory(const RegisteredHostMemory&) = delete;
     RegisteredHostMemory& operator=(const RegisteredHostMemory&) = delete;
     /// cuMemHostUnregister now; a second call is CudaError(INVALID_HANDLE).
     void unregister();
+    const std::shared_ptr<void>& owner() const noexcept { return owner_; }
+
+private:
+    std::shared_ptr<void> owner_; // a member: destroyed after the destructor unregisters
 };
 
 /// Plain (pageable) host memory aligned to `alignment` (a power of two); no CUDA involved.
