@@ -4,9 +4,11 @@
 
 #include "core/memory_pool.hpp"
 
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 
 #include <memory>
+#include <string>
 #include <tuple>
 
 namespace pycuda {
@@ -78,6 +80,9 @@ void bind_device_pool(nb::module_& m) {
 }
 
 nb::object pooled_array(HostPoolRef& r, nb::handle shape, nb::handle dtype, nb::handle order) {
+    if (!nb::isinstance<nb::str>(order) ||
+        (nb::cast<std::string>(order) != "C" && nb::cast<std::string>(order) != "F"))
+        throw nb::value_error("PageLockedMemoryPool.allocate: order must be 'C' or 'F'");
     nb::module_ np = nb::module_::import_("numpy");
     nb::object dt = np.attr("dtype")(dtype);
     nb::tuple dims = PyIndex_Check(shape.ptr()) ? nb::make_tuple(shape) : nb::tuple(shape);
