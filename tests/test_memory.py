@@ -351,7 +351,7 @@ def test_use_after_free_and_double_free(ctx):
 @pytest.mark.gpu
 def test_no_current_context(ctx):
     buf = drv.mem_alloc(64)
-    popped = drv.Context.pop()
+    drv.Context.pop()  # returns nothing; the fixture context is pushed back below
     try:
         assert drv.Context.get_current() is None
         with pytest.raises(drv.LogicError):
@@ -360,7 +360,7 @@ def test_no_current_context(ctx):
             drv.mem_get_info()
         buf.free()  # freed in its own context, which is pushed for the call
     finally:
-        popped.push()
+        ctx.push()
     with pytest.raises(drv.LogicError):
         buf.free()
 

@@ -130,11 +130,11 @@ def test_pool_outlives_its_user_and_frees_in_its_context(ctx):
     pool = drv.DeviceMemoryPool()
     blocks = [pool.allocate(n) for n in (10, 1000, 100000)]
     del pool  # the blocks keep the pool alive
-    popped = drv.Context.pop()
+    drv.Context.pop()  # returns nothing; the fixture context is pushed back below
     try:
         del blocks[:]  # freed into the pool, which then frees them in its own context
     finally:
-        popped.push()
+        ctx.push()
 
 
 @pytest.mark.gpu
