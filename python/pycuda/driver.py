@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from pycuda._arg_handlers import ArgumentHandler, In, InOut, Out  # noqa: F401
+from pycuda._device_memory import *  # noqa: F401
 from pycuda._driver import *  # noqa: F401 - the extension's names are this module's API
 from pycuda._driver import Error
 from pycuda._enums import *  # noqa: F401

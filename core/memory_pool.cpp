@@ -1,0 +1,69 @@
+// core/memory_pool.cpp: pool bin arithmetic and the device and page-locked block allocators.
+#include "core/memory_pool.hpp"
+
+#include <bit>
+
+namespace pycuda {
+
+unsigned bitlog2(uint64_t n) noexcept {
+    return n == 0 ? 0u : static_cast<unsigned>(std::bit_width(n) - 1);
+}
+
+unsigned PoolBins::bin_number(size_t size) noexcept {
+    constexpr size_t lead = size_t{1} << mantissa_bits; // 16
+    if (size < 2 * lead)
+        return static_cast<unsigned>(size);
+    unsigned shift = bitlog2(size) - mantissa_bits;
+    size_t top = size >> shift; // in [16, 32)
+    if (size & ((size_t{1} << shift) - 1))
+        ++top; // round up: the block must hold `size`
+    if (top == 2 * lead) {
+        top = lead;
+        ++shift;
+    }
+    return static_cast<unsigned>(lead * (shift + 1) + (top - lead));
+}
+
+size_t PoolBins::alloc_size(unsigned bin) noexcept {
+    constexpr unsigned lead = 1u << mantissa_bits;
+    if (bin < 2 * lead)
+        return bin;
+    unsigned shift = bin / lead - 1;
+    return size_t{lead + bin % lead} << shift;
+}
+
+namespace {
+template <typename Allocate>
+auto in_pool_context(ContextPtr& context, Allocate&& allocate) {
+    if (!context)
+        context = Context::require_current("memory pool allocate");
+    ScopedActivation active(*context);
+    return allocate();
+}
+} // namespace
+
+CUdeviceptr DeviceBlockAllocator::allocate(size_t bytes) {
+    return in_pool_context(context_, [&] {
+        CUdeviceptr p = 0;
+        PYCUDA_CALL(cuMemAlloc, &p, bytes);
+        return p;
+    });
+}
+
+void DeviceBlockAllocator::free(CUdeviceptr p) noexcept {
+    release_in(*context_, [&] { PYCUDA_CALL_CLEANUP(cuMemFree, p); });
+}
+
+void* HostBlockAllocator::allocate(size_t bytes) {
+    return in_pool_context(context_, [&] {
+        void* p = nullptr;
+        PYCUDA_CALL(cuMemHostAlloc, &p, bytes, flags_);
+        return p;
+    });
+}
+
+void HostBlockAllocator::free(void* p) noexcept {
+    release_in(*context_, [&] { PYCUDA_CALL_CLEANUP(cuMemFreeHost, p); });
+}
+
+} // namespace pycuda
