@@ -1,0 +1,964 @@
+"""pycuda.compiler: CUDA C source to modules, compiled in process by NVRTC and cached.
+
+    import pycuda.autoinit
+    from pycuda.compiler import SourceModule
+
+    mod = SourceModule('''
+    __global__ void twice(float *a) { a[threadIdx.x] *= 2; }
+    ''')
+    twice = mod.get_function("twice")
+
+Which compiler runs: NVRTC (in this process, a few tens of milliseconds), with nvcc options
+translated to NVRTC's. nvcc is used instead when
+
+* ``nvcc=`` names anything other than the default ``"nvcc"`` (you asked for that compiler), or
+  ``$PYCUDA_COMPILER=nvcc``;
+* an option has no NVRTC equivalent (``nvcc_only_reason`` says which), or the target is
+  ``"fatbin"``;
+* NVRTC is not installed, or cannot open an ``#include`` (a host header it has no shim for).
+
+Results are cached by content (see ``_cache_key``): in memory, and on disk under
+``$PYCUDA_CACHE_DIR`` or ``$XDG_CACHE_HOME/pycuda/compiler-cache-v2`` (``~/.cache/...``);
+``$PYCUDA_DISABLE_CACHE`` turns the disk cache off.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pycuda import _driver
+
+_PACKAGE_HEADER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda")
+_NVRTC_SHIM_DIR = os.path.join(_PACKAGE_HEADER_DIR, "nvrtc")
+_TARGETS = ("cubin", "ptx", "fatbin")
+
+
+def _default_nvcc_flags() -> list[str]:
+    return os.environ.get("PYCUDA_DEFAULT_NVCC_FLAGS", "").split()
+
+
+DEFAULT_NVCC_FLAGS: list[str] = _default_nvcc_flags()
+
+
+# ---------------------------------------------------------------------------------------------
+# nvcc, run as a process
+
+
+@functools.cache
+def _find_nvcc(nvcc: str) -> str | None:
+    if os.path.sep in nvcc:
+        return nvcc if os.access(nvcc, os.X_OK) else None
+    found = shutil.which(nvcc)
+    if found:
+        return found
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root and os.access(os.path.join(root, "bin", nvcc), os.X_OK):
+            return os.path.join(root, "bin", nvcc)
+    return None
+
+
+@functools.cache
+def get_nvcc_version(nvcc: str) -> str:
+    """The text of ``nvcc --version`` (run once per process and compiler)."""
+    path = _find_nvcc(nvcc)
+    if path is None:
+        raise OSError(f"{nvcc} not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin")
+    result = subprocess.run([path, "--version"], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise OSError(f"{path} --version failed: {result.stderr.strip()}")
+    return result.stdout
+
+
+def preprocess_source(source: str, options: Sequence[str], nvcc: str) -> str:
+    """Run the source through nvcc's preprocessor and return the text (line markers removed)."""
+    path = _find_nvcc(nvcc) or nvcc
+    with tempfile.TemporaryDirectory(prefix="pycuda-pp-") as tmp:
+        src = os.path.join(tmp, "kernel.cu")
+        with open(src, "w") as f:
+            f.write(source)
+        cmd = [path, "--preprocess", *options, src, "--compiler-options", "-P"]
+        result = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        from pycuda.driver import CompileError
+
+        raise CompileError(
+            "nvcc preprocessing failed", command_line=cmd, stdout=result.stdout,
+            stderr=result.stderr,
+        )  # fmt: skip
+    return result.stdout.replace(src, "kernel.cu")
+
+
+def _warn_compiler_output(text: str) -> None:
+    text = text.strip()
+    if not text:
+        return
+    warnings.warn(
+        "The CUDA compiler succeeded, but said the following:\n" + text, UserWarning, stacklevel=4
+    )
+    if "demoted" in text:
+        warnings.warn(
+            "This means that the kernel used more local memory than expected "
+            "(e.g. a double demoted to float, or spilled registers).",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def compile_plain(
+    source: str,
+    options: Sequence[str],
+    keep: bool,
+    nvcc: str,
+    cache_dir: str | None,
+    target: str = "cubin",
+) -> bytes:
+    """Compile with the nvcc process (as the original did): ``nvcc --<target> options``.
+
+    Uses the compile cache when ``cache_dir`` is given (keyed by ``nvcc --version``).
+    """
+    if target not in _TARGETS:
+        raise ValueError(f"target must be one of {_TARGETS}, got {target!r}")
+    key = None
+    if cache_dir:
+        key = _cache_key(
+            source, list(options), target, "nvcc:" + get_nvcc_version(nvcc), _include_dirs(options)
+        )[0]
+        hit = _disk_cache(cache_dir).get(key)
+        if hit is not None:
+            return hit
+    binary = _run_nvcc(source, options, keep, nvcc, target)
+    if key is not None:
+        _store(cache_dir, key, binary)
+    return binary
+
+
+def _run_nvcc(source: str, options: Sequence[str], keep: bool, nvcc: str, target: str) -> bytes:
+    from pycuda.driver import CompileError
+
+    path = _find_nvcc(nvcc)
+    if path is None:
+        raise CompileError(
+            f"{nvcc} not found (looked on PATH, in $CUDA_HOME/bin and /usr/local/cuda/bin)"
+        )
+    tmp = tempfile.mkdtemp(prefix="pycuda-compiler-")
+    try:
+        with open(os.path.join(tmp, "kernel.cu"), "w") as f:
+            f.write(source)
+        cmd = [path, f"--{target}", *options, "kernel.cu"]
+        if keep:
+            cmd.insert(2, "--keep")
+            print(f"*** compiler output in {tmp}")
+        result = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, check=False)
+        out_file = os.path.join(tmp, "kernel." + target)
+        if result.returncode != 0 or not os.path.exists(out_file):
+            raise CompileError(
+                "nvcc compilation of kernel.cu failed",
+                command_line=cmd,
+                stdout=result.stdout,
+                stderr=result.stderr,
+            )
+        _warn_compiler_output(result.stdout + result.stderr)
+        with open(out_file, "rb") as f:
+            return f.read()
+    finally:
+        if not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# nvcc options -> NVRTC options
+
+
+@dataclass
+class NvrtcPlan:
+    """nvcc options translated for NVRTC."""
+
+    options: list[str] = field(default_factory=list)  # NVRTC options, -arch excluded
+    include_dirs: list[str] = field(default_factory=list)
+    arch: str | None = None
+    code: str | None = None
+    keep: bool = False
+
+
+class _NvccOnly(Exception):
+    """An option that NVRTC has no equivalent for (the message names it)."""
+
+
+# Flags passed through unchanged, with their nvcc spellings.
+_SAME_FLAGS = {
+    "-lineinfo": "-lineinfo",
+    "--generate-line-info": "-lineinfo",
+    "-G": "-G",
+    "--device-debug": "-G",
+    "-use_fast_math": "--use_fast_math",
+    "--use_fast_math": "--use_fast_math",
+    "-dc": "-dc",
+    "--device-c": "-dc",
+    "-w": "-w",
+    "--disable-warnings": "-w",
+    "-restrict": "-restrict",
+    "--restrict": "-restrict",
+    "--extra-device-vectorization": "--extra-device-vectorization",
+    "-extra-device-vectorization": "--extra-device-vectorization",
+    "--resource-usage": "--ptxas-options=-v",
+    "-res-usage": "--ptxas-options=-v",
+}
+# Flags with no meaning for device code under NVRTC.
+_IGNORED_FLAGS = {"-g", "--debug", "-m64", "--machine=64", "-keep", "--keep", "-lcudadevrt"}
+# Options taking a value, "=value" or as the next word: nvcc spellings -> handler name.
+_VALUED = {
+    "-arch": "arch",
+    "--gpu-architecture": "arch",
+    "-code": "code",
+    "--gpu-code": "code",
+    "-I": "include",
+    "--include-path": "include",
+    "-D": "define",
+    "--define-macro": "define",
+    "-U": "undefine",
+    "--undefine-macro": "undefine",
+    "-std": "std",
+    "--std": "std",
+    "-rdc": "rdc",
+    "--relocatable-device-code": "rdc",
+    "-maxrregcount": "maxrregcount",
+    "--maxrregcount": "maxrregcount",
+    "-Xptxas": "ptxas",
+    "--ptxas-options": "ptxas",
+    "-Xcompiler": "ignore",
+    "--compiler-options": "ignore",
+    "-ccbin": "ignore",
+    "--compiler-bindir": "ignore",
+    "-ftz": "bool:-ftz",
+    "--ftz": "bool:-ftz",
+    "-prec-div": "bool:-prec-div",
+    "--prec-div": "bool:-prec-div",
+    "-prec-sqrt": "bool:-prec-sqrt",
+    "--prec-sqrt": "bool:-prec-sqrt",
+    "-fmad": "bool:-fmad",
+    "--fmad": "bool:-fmad",
+    "-dopt": "dopt",
+    "--dopt": "dopt",
+    "-include": "preinclude",
+    "--pre-include": "preinclude",
+}
+# Short options that may be glued to their value: -Idir, -DX=1, -UX.
+_GLUED = {"-I": "include", "-D": "define", "-U": "undefine"}
+_OPT_LEVEL = re.compile(r"^-O([0-3])$")
+
+
+def translate_options(
+    options: Sequence[str], arch: str | None = None, code: str | None = None
+) -> NvrtcPlan:
+    """Translate nvcc options for NVRTC.
+
+    Raises ``_NvccOnly`` (whose message names the option) when one has no NVRTC equivalent.
+    ``arch``/``code`` given here win over ``-arch``/``-code`` found in ``options``.
+    """
+    plan = NvrtcPlan()
+    i = 0
+    while i < len(options):
+        opt = options[i]
+        i += 1
+        if opt in _SAME_FLAGS:
+            plan.options.append(_SAME_FLAGS[opt])
+            continue
+        if opt in _IGNORED_FLAGS or opt.startswith("-l") or opt.startswith("-L"):
+            plan.keep = plan.keep or opt in ("-keep", "--keep")
+            continue
+        m = _OPT_LEVEL.match(opt)
+        if m:
+            plan.options.append(f"--ptxas-options=-O{m.group(1)}")
+            continue
+        name, eq, value = opt.partition("=")
+        kind = _VALUED.get(name)
+        if kind is None:
+            for prefix, glued_kind in _GLUED.items():
+                if opt.startswith(prefix) and len(opt) > len(prefix):
+                    kind, value, eq = glued_kind, opt[len(prefix) :], "="
+                    break
+        if kind is None:
+            raise _NvccOnly(opt)
+        if not eq:
+            if i >= len(options):
+                raise ValueError(f"nvcc option {opt} needs a value")
+            value = options[i]
+            i += 1
+        _apply_valued(plan, kind, opt, value)
+    if arch is not None:
+        plan.arch = arch
+    if code is not None:
+        plan.code = code
+    return plan
+
+
+def _apply_valued(plan: NvrtcPlan, kind: str, opt: str, value: str) -> None:
+    if kind == "arch":
+        plan.arch = value
+    elif kind == "code":
+        plan.code = value
+    elif kind == "include":
+        plan.include_dirs.append(value)
+    elif kind == "define":
+        plan.options.append("-D" + value)
+    elif kind == "undefine":
+        plan.options.append("-U" + value)
+    elif kind == "std":
+        plan.options.append("-std=" + value)
+    elif kind == "rdc":
+        plan.options.append("-rdc=" + value)
+    elif kind == "maxrregcount":
+        plan.options.append("--maxrregcount=" + value)
+    elif kind == "ptxas":
+        # nvcc splits -Xptxas values at commas; NVRTC takes one ptxas option per flag.
+        plan.options.extend("--ptxas-options=" + v for v in value.split(",") if v)
+    elif kind == "dopt":
+        plan.options.append("-dopt=" + value)
+    elif kind == "preinclude":
+        plan.options.append("--pre-include=" + value)
+    elif kind.startswith("bool:"):
+        plan.options.append(f"{kind[5:]}={value}")
+    # "ignore": host compiler options do not reach device code.
+
+
+def nvcc_only_reason(options: Sequence[str]) -> str | None:
+    """None when NVRTC can take these nvcc options, else the option it cannot."""
+    try:
+        translate_options(options)
+    except _NvccOnly as exc:
+        return str(exc)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Where headers live
+
+
+_NVRTC_NAMES = ("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so")
+
+
+@functools.cache
+def _nvrtc_library_file() -> str | None:
+    """The libnvrtc file the driver layer will open, found without opening it (opening costs
+    milliseconds, too much for a cache hit). Follows core/driver_api's order: $PYCUDA_LIBNVRTC,
+    the loader's search ($LD_LIBRARY_PATH, then the system dirs) for the bare names, then
+    $CUDA_HOME/$CUDA_PATH/$CUDA_ROOT/lib64, then /usr/local/cuda/lib64."""
+    explicit = os.environ.get("PYCUDA_LIBNVRTC")
+    if explicit:
+        return explicit if os.path.isfile(explicit) else None
+    loader_dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+    loader_dirs += ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64", "/usr/lib", "/lib"]
+    roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT")]
+    later = [os.path.join(r, "lib64") for r in roots if r] + ["/usr/local/cuda/lib64"]
+    for name in _NVRTC_NAMES:
+        for d in loader_dirs:
+            if os.path.isfile(os.path.join(d, name)):
+                return os.path.join(d, name)
+    for d in later:
+        for name in _NVRTC_NAMES:
+            if os.path.isfile(os.path.join(d, name)):
+                return os.path.join(d, name)
+    return None
+
+
+@functools.cache
+def _toolkit_include_dirs() -> tuple[str, ...]:
+    """The CUDA toolkit's include dir (and its cccl/ dir, where libcu++ lives since 13.0)."""
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
+    lib = _nvrtc_library_file()
+    if lib:
+        roots.append(os.path.dirname(os.path.dirname(os.path.realpath(lib))))
+    nvcc = _find_nvcc("nvcc")
+    if nvcc:
+        roots.append(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
+    roots.append("/usr/local/cuda")
+    for root in roots:
+        if not root:
+            continue
+        for inc in (
+            os.path.join(root, "include"),
+            os.path.join(root, "targets", "x86_64-linux", "include"),
+        ):
+            if os.path.exists(os.path.join(inc, "cuda_fp16.h")):
+                dirs = [inc]
+                if os.path.isdir(os.path.join(inc, "cccl")):
+                    dirs.append(os.path.join(inc, "cccl"))
+                return tuple(dirs)
+    return ()
+
+
+def _include_dirs(options: Sequence[str]) -> list[str]:
+    dirs = []
+    for i, opt in enumerate(options):
+        if opt in ("-I", "--include-path") and i + 1 < len(options):
+            dirs.append(options[i + 1])
+        elif opt.startswith("--include-path="):
+            dirs.append(opt.split("=", 1)[1])
+        elif opt.startswith("-I") and len(opt) > 2:
+            dirs.append(opt[2:])
+    return dirs
+
+
+_INCLUDE_RE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
+
+
+def _scan_includes(source: bytes, search_dirs: Sequence[str]) -> list[str]:
+    """Paths of the headers that `source` includes, recursively, found in `search_dirs` (or,
+    for "x", next to the including file). Headers not found there (the toolkit's) are left out:
+    the compiler's version covers them."""
+    found: list[str] = []
+    seen: set[str] = set()
+    stack = [(source, os.getcwd())]
+    while stack:
+        text, here = stack.pop()
+        for quote, name in _INCLUDE_RE.findall(text):
+            name = os.fsdecode(name.strip())
+            candidates = ([here] if quote == b'"' else []) + list(search_dirs)
+            for d in candidates:
+                path = os.path.join(d, name)
+                if os.path.isfile(path):
+                    path = os.path.abspath(path)
+                    if path not in seen:
+                        seen.add(path)
+                        found.append(path)
+                        with open(path, "rb") as f:
+                            stack.append((f.read(), os.path.dirname(path)))
+                    break
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# The cache
+
+
+def _cache_key(
+    source: str, options: list[str], target: str, compiler: str, search_dirs: Sequence[str]
+) -> tuple[str, list[tuple[str, int, int]]]:
+    """(sha256 key, stamps of the user headers included). The key covers the source, the
+    options, the target, the compiler and its version, and the contents of every header that
+    the source includes from `search_dirs`."""
+    parts = [b"pycuda-compile-v2", compiler.encode(), target.encode()]
+    parts += [o.encode() for o in options]
+    src = source.encode()
+    parts.append(src)
+    stamps = []
+    for path in _scan_includes(src, search_dirs):
+        st = os.stat(path)
+        with open(path, "rb") as f:
+            parts += [path.encode(), f.read()]
+        stamps.append((path, st.st_mtime_ns, st.st_size))
+    blob = b"".join(len(p).to_bytes(8, "little") + p for p in parts)
+    return _driver.sha256_hex(blob), stamps
+
+
+def _default_cache_dir() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "pycuda", "compiler-cache-v2")
+
+
+def _resolve_cache_dir(cache_dir: str | bool | None) -> str | None:
+    if cache_dir is False:
+        return None
+    if cache_dir is None:
+        cache_dir = os.environ.get("PYCUDA_CACHE_DIR")
+        if cache_dir is None:
+            if os.environ.get("PYCUDA_DISABLE_CACHE"):
+                return None
+            cache_dir = _default_cache_dir()
+    return os.fspath(cache_dir)
+
+
+@functools.cache
+def _disk_cache(directory: str) -> Any:
+    return _driver.CompileCache(directory)
+
+
+def _store(cache_dir: str, key: str, binary: bytes) -> None:
+    problem = _disk_cache(cache_dir).put(key, binary)
+    if problem:
+        warnings.warn(f"pycuda compile cache: {problem}", UserWarning, stacklevel=4)
+
+
+# In-process memo: the call's arguments -> (binary, stamps of included user headers). A hit is
+# a dict lookup (plus a stat per included user header, to see a changed header).
+_memo: dict[tuple, tuple[bytes, list[tuple[str, int, int]]]] = {}
+
+
+def _stamps_current(stamps: list[tuple[str, int, int]]) -> bool:
+    for path, mtime, size in stamps:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        if st.st_mtime_ns != mtime or st.st_size != size:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiling
+
+
+def _context_arch() -> str:
+    from pycuda import driver
+
+    try:
+        current = driver.Context.get_current()
+    except Exception:
+        current = None
+    if current is None:
+        raise driver.LogicError(
+            "pycuda.compiler: no arch= given and no current CUDA context to take the "
+            "architecture from; import pycuda.autoinit, make a context, or pass arch='sm_XY'"
+        )
+    major, minor = driver.Context.get_device().compute_capability()
+    return f"sm_{major}{minor}"
+
+
+def _why_nvcc(nvcc: str, target: str, options: Sequence[str]) -> str | None:
+    """None when NVRTC should compile, else why nvcc is used."""
+    if nvcc != "nvcc":
+        return f"nvcc={nvcc!r} was asked for"
+    if os.environ.get("PYCUDA_COMPILER", "").lower() == "nvcc":
+        return "$PYCUDA_COMPILER=nvcc"
+    if target == "fatbin":
+        return "NVRTC does not make fatbins"
+    reason = nvcc_only_reason(options)
+    if reason is not None:
+        return f"the option {reason} has no NVRTC equivalent"
+    # Finding the file is cheap; opening NVRTC (milliseconds) waits for a real compile.
+    if _nvrtc_library_file() is None and not _driver.nvrtc_available():
+        return "NVRTC is not installed"
+    return None
+
+
+@functools.cache
+def _nvrtc_identity() -> str:
+    """NVRTC's identity for cache keys: its file (the real name carries the full version, e.g.
+    libnvrtc.so.13.0.88), size and modification time; NVRTC's own version when the file cannot
+    be found without loading it."""
+    lib = _nvrtc_library_file()
+    if lib:
+        real = os.path.realpath(lib)
+        st = os.stat(real)
+        return f"nvrtc-file:{real}:{st.st_size}:{st.st_mtime_ns}"
+    major, minor = _driver.nvrtc_version()
+    return f"nvrtc:{major}.{minor}:{_driver.nvrtc_library_path()}"
+
+
+@functools.cache
+def _nvrtc_max_arch() -> int | None:
+    archs = _driver.nvrtc_supported_archs()
+    return max(archs) if archs else None
+
+
+def _nvrtc_arch(plan: NvrtcPlan, target: str) -> str:
+    """The single -arch NVRTC compiles for: sm_XY (cubin) or compute_XY (PTX)."""
+    arch, code = plan.arch, plan.code
+    if code is not None:
+        if "," in code:
+            raise _NvccOnly(f"-code={code} (several codes make a fatbin)")
+        arch = code
+    if arch is None:
+        arch = _context_arch()
+    if target == "ptx" and arch.startswith("sm_"):
+        arch = "compute_" + arch[3:]
+    elif target == "cubin" and not arch.startswith("sm_"):
+        raise _NvccOnly(f"-arch={arch} with target cubin")
+    return arch
+
+
+def _newest_nvrtc_arch_instead(arch: str) -> str | None:
+    """For a device newer than this NVRTC: PTX for NVRTC's newest architecture (the driver
+    JIT-compiles it at load). None when `arch` is not beyond NVRTC."""
+    digits = "".join(ch for ch in arch.partition("_")[2] if ch.isdigit())
+    newest = _nvrtc_max_arch()
+    if newest is None or not digits or int(digits) <= newest:
+        return None
+    return f"compute_{newest}"
+
+
+def _nvrtc_options(plan: NvrtcPlan, arch: str) -> list[str]:
+    dirs = [*plan.include_dirs, _PACKAGE_HEADER_DIR, *_toolkit_include_dirs(), _NVRTC_SHIM_DIR]
+    return [f"-arch={arch}", *plan.options, *(f"-I{d}" for d in dirs)]
+
+
+def _compile_nvrtc(
+    source: str, nvrtc_options: list[str], target: str, keep: bool
+) -> tuple[bool, str, bytes]:
+    ok, log, ptx, cubin = _driver.nvrtc_compile(source, "kernel.cu", nvrtc_options)
+    binary = ptx if target == "ptx" or not cubin else cubin
+    if keep:
+        tmp = tempfile.mkdtemp(prefix="pycuda-compiler-")
+        print(f"*** compiler output in {tmp}")
+        files = {"kernel.cu": source.encode(), "kernel.log": log.encode()}
+        files["nvrtc-options.txt"] = ("\n".join(nvrtc_options) + "\n").encode()
+        if ok:
+            files["kernel.ptx"] = ptx
+            if cubin:
+                files["kernel.cubin"] = cubin
+        for name, data in files.items():
+            with open(os.path.join(tmp, name), "wb") as f:
+                f.write(data)
+    return ok, log, binary
+
+
+def _debugging() -> bool:
+    from pycuda import driver
+
+    return bool(getattr(driver, "CUDA_DEBUGGING", False))
+
+
+_ARCH_OPTIONS = ("-arch", "--gpu-architecture", "-code", "--gpu-code")
+
+
+def _names_arch(options: Sequence[str]) -> bool:
+    return any(o.partition("=")[0] in _ARCH_OPTIONS for o in options)
+
+
+def compile(
+    source: str,
+    nvcc: str = "nvcc",
+    options: Sequence[str] | None = None,
+    keep: bool = False,
+    no_extern_c: bool = False,
+    arch: str | None = None,
+    code: str | None = None,
+    cache_dir: str | bool | None = None,
+    include_dirs: Iterable[str] = (),
+    target: str = "cubin",
+) -> bytes:
+    """Compile CUDA C ``source`` and return the ``target`` ("cubin", "ptx" or "fatbin") bytes.
+
+    ``options`` are nvcc options (default ``DEFAULT_NVCC_FLAGS``); ``arch`` defaults to the
+    current context's device (``sm_XY``). The source is wrapped in ``extern "C" { }`` unless
+    ``no_extern_c``. ``cache_dir=False`` bypasses the cache.
+
+        cubin = compile("__global__ void f(float *a) { a[0] = 1; }", arch="sm_90")
+    """
+    if target not in _TARGETS:
+        raise ValueError(f"target must be one of {_TARGETS}, got {target!r}")
+    options = list(DEFAULT_NVCC_FLAGS if options is None else options)
+    include_dirs = list(include_dirs or ())
+    if _debugging():
+        options += ["-g", "-G"]  # -G implies line info (ptxas warns if both)
+        keep, cache_dir = True, False
+    if not no_extern_c:
+        source = 'extern "C" {\n' + source + "\n}\n"
+    if arch is None and code is None and not _names_arch(options):
+        # The device's architecture is part of what is compiled, so part of every key.
+        arch = _context_arch()
+    cache_dir = _resolve_cache_dir(cache_dir)
+    memo_key = (source, tuple(options), arch, code, tuple(include_dirs), target, nvcc, cache_dir)
+    if not keep:
+        hit = _memo.get(memo_key)
+        if hit is not None and (not hit[1] or _stamps_current(hit[1])):
+            return hit[0]
+    binary, stamps = _compile_or_load(
+        source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target
+    )
+    if not keep:
+        _memo[memo_key] = (binary, stamps)
+    return binary
+
+
+def _compile_or_load(
+    source: str,
+    nvcc: str,
+    options: list[str],
+    keep: bool,
+    arch: str | None,
+    code: str | None,
+    cache_dir: str | None,
+    include_dirs: list[str],
+    target: str,
+) -> tuple[bytes, list[tuple[str, int, int]]]:
+    """(binary, stamps of included user headers): from the disk cache, NVRTC or nvcc."""
+    why_nvcc = _why_nvcc(nvcc, target, options)
+    if why_nvcc is None:
+        plan = translate_options(options, arch, code)
+        plan.include_dirs = include_dirs + plan.include_dirs
+        try:
+            nvrtc_arch = _nvrtc_arch(plan, target)
+        except _NvccOnly as exc:
+            why_nvcc = f"{exc} needs nvcc"
+    if why_nvcc is None:
+        result = _nvrtc_cached(source, plan, nvrtc_arch, target, keep, cache_dir)
+        if result is not None:
+            return result
+        # NVRTC could not open an #include (a host header): nvcc may know it.
+    return _nvcc_cached(source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target)
+
+
+def _nvrtc_cached(
+    source: str, plan: NvrtcPlan, arch: str, target: str, keep: bool, cache_dir: str | None
+) -> tuple[bytes, list[tuple[str, int, int]]] | None:
+    """Compile with NVRTC through the cache; None when nvcc should try instead."""
+    from pycuda.driver import CompileError
+
+    keep = keep or plan.keep
+    nv_opts = _nvrtc_options(plan, arch)
+    search = [*plan.include_dirs, _PACKAGE_HEADER_DIR]
+    key, stamps = _cache_key(source, nv_opts, target, _nvrtc_identity(), search)
+    cache = _disk_cache(cache_dir) if cache_dir and not keep else None
+    if cache is not None:
+        hit = cache.get(key)
+        if hit is not None:
+            return hit, stamps
+    ok, log, binary = _compile_nvrtc(source, nv_opts, target, keep)
+    if not ok and "gpu-architecture" in log:
+        newer = _newest_nvrtc_arch_instead(arch)
+        if newer is not None:
+            ok, log, binary = _compile_nvrtc(source, _nvrtc_options(plan, newer), "ptx", keep)
+    if not ok:
+        if "cannot open source file" in log and _find_nvcc("nvcc") is not None:
+            return None
+        raise CompileError(
+            "NVRTC compilation of kernel.cu failed",
+            command_line=["nvrtc", *nv_opts],
+            stderr=log,
+        )
+    _warn_compiler_output(log)
+    if cache is not None:
+        _store(cache_dir, key, binary)
+    return binary, stamps
+
+
+def _nvcc_cached(
+    source: str,
+    nvcc: str,
+    options: list[str],
+    keep: bool,
+    arch: str | None,
+    code: str | None,
+    cache_dir: str | None,
+    include_dirs: list[str],
+    target: str,
+) -> tuple[bytes, list[tuple[str, int, int]]]:
+    """Compile with the nvcc process through the cache (options as the original passed them)."""
+    from pycuda.driver import CompileError
+
+    if _find_nvcc(nvcc) is None:
+        raise CompileError(
+            f"cannot compile with NVRTC ({_why_nvcc(nvcc, target, options) or 'an #include'}"
+            f" needs nvcc), and {nvcc} was not found on PATH, in $CUDA_HOME/bin or "
+            "/usr/local/cuda/bin"
+        )
+    nvcc_options = list(options)
+    if arch is not None:
+        nvcc_options += ["-arch", arch]
+    if code is not None:
+        nvcc_options += ["-code", code]
+    nvcc_options += [f"-I{d}" for d in [*include_dirs, _PACKAGE_HEADER_DIR]]
+    stamps = [] if keep else _cache_key(source, [], target, "", _include_dirs(nvcc_options))[1]
+    binary = compile_plain(source, nvcc_options, keep, nvcc, None if keep else cache_dir, target)
+    return binary, stamps
+
+
+# ---------------------------------------------------------------------------------------------
+# Modules
+
+
+class CudaModule:
+    """Base of the module classes: a loaded module's functions, globals, texrefs, surfrefs."""
+
+    module: Any
+
+    def _bind_module(self) -> None:
+        self.get_global = self.module.get_global
+        self.get_texref = self.module.get_texref
+        if hasattr(self.module, "get_surfref"):
+            self.get_surfref = self.module.get_surfref
+
+    def get_function(self, name: str) -> Any:
+        """The kernel ``name`` (a ``pycuda.driver.Function``)."""
+        return self.module.get_function(name)
+
+    def __getattr__(self, name: str) -> Any:
+        # Anything else the driver's Module offers (get_surfref, ...), without copying it.
+        if name == "module":
+            raise AttributeError(name)
+        return getattr(self.module, name)
+
+    def _check_arch(self, arch: str | None) -> None:
+        if arch is None:
+            return
+        try:
+            from pycuda.driver import Context
+
+            cap = Context.get_device().compute_capability()
+            digits = "".join(ch for ch in arch.split("_", 1)[-1] if ch.isdigit())
+            if digits and tuple(map(int, (digits[:-1], digits[-1]))) > tuple(cap):
+                warnings.warn(
+                    f"trying to compile for a compute capability higher than the device's "
+                    f"({arch} > sm_{cap[0]}{cap[1]})",
+                    stacklevel=3,
+                )
+        except Exception:  # no context: nothing to compare with
+            pass
+
+
+class SourceModule(CudaModule):
+    """CUDA C source compiled (NVRTC, cached) and loaded into the current context.
+
+    mod = SourceModule("__global__ void f(float *a) { a[threadIdx.x] *= 2; }")
+    f = mod.get_function("f")
+    """
+
+    def __init__(
+        self,
+        source: str,
+        nvcc: str = "nvcc",
+        options: Sequence[str] | None = None,
+        keep: bool = False,
+        no_extern_c: bool = False,
+        arch: str | None = None,
+        code: str | None = None,
+        cache_dir: str | bool | None = None,
+        include_dirs: Iterable[str] = (),
+    ) -> None:
+        from pycuda import driver
+
+        self._check_arch(arch)
+        cubin = compile(
+            source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs
+        )
+        self.module = driver.module_from_buffer(cubin)
+        self._bind_module()
+
+
+@functools.cache
+def _find_library(libname: str, cuda_libdir: str | None) -> str:
+    names = [f"lib{libname}.a", f"{libname}.lib"]
+    dirs = []
+    if cuda_libdir:
+        dirs.append(cuda_libdir)
+    for var in ("CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"):
+        if os.environ.get(var):
+            dirs += [os.path.join(os.environ[var], d) for d in ("lib64", "lib", "lib/x64")]
+    dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+    dirs.append("/usr/lib/x86_64-linux-gnu")
+    for inc in _toolkit_include_dirs()[:1]:
+        dirs.append(os.path.join(os.path.dirname(inc), "lib64"))
+    nvcc = _find_nvcc("nvcc")
+    if nvcc:
+        dirs.append(os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "lib64"))
+    dirs.append("/usr/local/cuda/lib64")
+    for d in dirs:
+        for n in names:
+            if os.path.isfile(os.path.join(d, n)):
+                return os.path.join(d, n)
+    raise OSError(f"lib{libname}.a not found; looked in {', '.join(dirs)} (pass cuda_libdir=)")
+
+
+class DynamicModule(CudaModule):
+    """A module linked from several pieces (sources, PTX, cubins, libraries) by the driver.
+
+    mod = DynamicModule().add_source(src, nvcc_options=["-rdc=true"]).add_stdlib("cudadevrt")
+    mod.link()
+    """
+
+    def __init__(
+        self,
+        nvcc: str = "nvcc",
+        link_options: Any = None,
+        keep: bool = False,
+        no_extern_c: bool = False,
+        arch: str | None = None,
+        code: str | None = None,
+        cache_dir: str | bool | None = None,
+        include_dirs: Iterable[str] = (),
+        message_handler: Any = None,
+        log_verbose: bool = False,
+        cuda_libdir: str | None = None,
+    ) -> None:
+        from pycuda import driver
+
+        self.nvcc, self.keep, self.no_extern_c = nvcc, keep, no_extern_c
+        self.arch, self.code, self.cache_dir = arch, code, cache_dir
+        self.include_dirs = list(include_dirs or ())
+        self.cuda_libdir = cuda_libdir
+        self.libdir = None
+        self._check_arch(arch)
+        if driver.Context.get_current() is not None:
+            major, minor = driver.Context.get_device().compute_capability()
+            if (major, minor) < (3, 5):
+                raise driver.LogicError("DynamicModule needs compute capability 3.5 or higher")
+        self.linker = driver.Linker(message_handler, link_options, log_verbose)
+        self.module = None
+
+    def add_source(
+        self, source: str, nvcc_options: Sequence[str] | None = None, name: str = "kernel.ptx"
+    ) -> DynamicModule:
+        """Compile ``source`` to PTX and add it to the link."""
+        from pycuda import driver
+
+        ptx = compile(
+            source, nvcc=self.nvcc, options=nvcc_options, keep=self.keep,
+            no_extern_c=self.no_extern_c, arch=self.arch, code=self.code,
+            cache_dir=self.cache_dir, include_dirs=self.include_dirs, target="ptx",
+        )  # fmt: skip
+        self.linker.add_data(ptx, driver.jit_input_type.PTX, name)
+        return self
+
+    def add_data(self, data: bytes, input_type: int, name: str = "unknown") -> DynamicModule:
+        self.linker.add_data(data, input_type, name)
+        return self
+
+    def add_file(self, filename: str, input_type: int) -> DynamicModule:
+        self.linker.add_file(filename, input_type)
+        return self
+
+    def add_stdlib(self, libname: str) -> DynamicModule:
+        """Add the toolkit library ``lib<libname>.a`` (e.g. "cudadevrt") to the link."""
+        from pycuda import driver
+
+        path = _find_library(libname, self.cuda_libdir)
+        self.libdir = os.path.dirname(path)
+        self.linker.add_file(path, driver.jit_input_type.LIBRARY)
+        return self
+
+    def link(self) -> DynamicModule:
+        """Link everything added into a loaded module."""
+        self.module = self.linker.link_module()
+        self.linker = None
+        self._bind_module()
+        return self
+
+
+class DynamicSourceModule(DynamicModule):
+    """A SourceModule with relocatable device code, linked with cudadevrt: kernels may launch
+    kernels (dynamic parallelism)."""
+
+    def __init__(
+        self,
+        source: str,
+        nvcc: str = "nvcc",
+        options: Sequence[str] | None = None,
+        keep: bool = False,
+        no_extern_c: bool = False,
+        arch: str | None = None,
+        code: str | None = None,
+        cache_dir: str | bool | None = None,
+        include_dirs: Iterable[str] = (),
+        cuda_libdir: str | None = None,
+    ) -> None:
+        super().__init__(
+            nvcc=nvcc, link_options=None, keep=keep, no_extern_c=no_extern_c, arch=arch,
+            code=code, cache_dir=cache_dir, include_dirs=include_dirs, message_handler=None,
+            log_verbose=False, cuda_libdir=cuda_libdir,
+        )  # fmt: skip
+        options = list(DEFAULT_NVCC_FLAGS if options is None else options)
+        options += ["-rdc=true", "-lcudadevrt"]
+        self.add_source(source, nvcc_options=options)
+        self.add_stdlib("cudadevrt")
+        self.link()
