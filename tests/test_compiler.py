@@ -432,6 +432,17 @@ def test_nvcc_fallback_for_an_option_nvrtc_lacks(cache_dir, monkeypatch):
 
 
 @needs_nvcc
+@needs_nvrtc
+def test_nvcc_fallback_for_a_header_nvrtc_cannot_open(cache_dir, monkeypatch):
+    calls = []
+    real = C._run_nvcc
+    monkeypatch.setattr(C, "_run_nvcc", lambda *a: calls.append(1) or real(*a))
+    src = "#include <sys/types.h>\n__global__ void f(u_int32_t *a) { a[0] = 1; }"
+    cubin = C.compile(src, arch="sm_80", cache_dir=cache_dir)
+    assert cubin[:4] == b"\x7fELF" and calls == [1]
+
+
+@needs_nvcc
 def test_explicit_nvcc_and_fatbin_use_nvcc(cache_dir):
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
     cubin = C.compile(SMALL, nvcc=nvcc, arch="sm_80", cache_dir=cache_dir)

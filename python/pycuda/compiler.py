@@ -29,6 +29,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import warnings
 from collections.abc import Iterable, Sequence
@@ -613,8 +614,11 @@ def _compile_nvrtc(
 
 
 def _debugging() -> bool:
-    from pycuda import driver
-
+    """pycuda.driver.set_debugging() or $CUDA_DEBUGGING (without importing pycuda.driver, which
+    a cache hit does not otherwise need)."""
+    driver = sys.modules.get("pycuda.driver")
+    if driver is None:
+        return bool(os.environ.get("CUDA_DEBUGGING"))
     return bool(getattr(driver, "CUDA_DEBUGGING", False))
 
 
@@ -703,8 +707,6 @@ def _nvrtc_cached(
     source: str, plan: NvrtcPlan, arch: str, target: str, keep: bool, cache_dir: str | None
 ) -> tuple[bytes, list[tuple[str, int, int]]] | None:
     """Compile with NVRTC through the cache; None when nvcc should try instead."""
-    from pycuda.driver import CompileError
-
     keep = keep or plan.keep
     nv_opts = _nvrtc_options(plan, arch)
     search = [*plan.include_dirs, _PACKAGE_HEADER_DIR]
@@ -722,6 +724,8 @@ def _nvrtc_cached(
     if not ok:
         if "cannot open source file" in log and _find_nvcc("nvcc") is not None:
             return None
+        from pycuda.driver import CompileError
+
         raise CompileError(
             "NVRTC compilation of kernel.cu failed",
             command_line=["nvrtc", *nv_opts],
