@@ -440,6 +440,13 @@ def test_nvcc_fallback_for_a_header_nvrtc_cannot_open(cache_dir, monkeypatch):
     src = "#include <sys/types.h>\n__global__ void f(u_int32_t *a) { a[0] = 1; }"
     cubin = C.compile(src, arch="sm_80", cache_dir=cache_dir)
     assert cubin[:4] == b"\x7fELF" and calls == [1]
+    # A later process finds it under the NVRTC key: no NVRTC retry, no `nvcc --version`.
+    C._memo.clear()
+    C._disk_cache.cache_clear()
+    monkeypatch.setattr(C, "_compile_nvrtc", _no_nvcc)
+    monkeypatch.setattr(C, "get_nvcc_version", _no_nvcc)
+    assert C.compile(src, arch="sm_80", cache_dir=cache_dir) == cubin
+    assert calls == [1]
 
 
 @needs_nvcc

@@ -658,7 +658,8 @@ def compile(
         keep, cache_dir = True, False
     if not no_extern_c:
         source = 'extern "C" {\n' + source + "\n}\n"
-    if arch is None and code is None and not _names_arch(options):
+    arch_defaulted = arch is None and code is None and not _names_arch(options)
+    if arch_defaulted:
         # The device's architecture is part of what is compiled, so part of every key.
         arch = _context_arch()
     cache_dir = _resolve_cache_dir(cache_dir)
@@ -668,7 +669,7 @@ def compile(
         if hit is not None and (not hit[1] or _stamps_current(hit[1])):
             return hit[0]
     binary, stamps = _compile_or_load(
-        source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target
+        source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target, arch_defaulted
     )
     if not keep:
         _memo[memo_key] = (binary, stamps)
@@ -685,6 +686,7 @@ def _compile_or_load(
     cache_dir: str | None,
     include_dirs: list[str],
     target: str,
+    arch_defaulted: bool,
 ) -> tuple[bytes, list[tuple[str, int, int]]]:
     """(binary, stamps of included user headers): from the disk cache, NVRTC or nvcc."""
     why_nvcc = _why_nvcc(nvcc, target, options)
@@ -696,17 +698,32 @@ def _compile_or_load(
         except _NvccOnly as exc:
             why_nvcc = f"{exc} needs nvcc"
     if why_nvcc is None:
-        result = _nvrtc_cached(source, plan, nvrtc_arch, target, keep, cache_dir)
-        if result is not None:
+        result = _nvrtc_cached(source, plan, nvrtc_arch, target, keep, cache_dir, arch_defaulted)
+        if isinstance(result, tuple):
             return result
-        # NVRTC could not open an #include (a host header): nvcc may know it.
+        # NVRTC could not open an #include (a host header): nvcc may know it. Its binary is
+        # also stored under the NVRTC key, so a later hit neither retries NVRTC nor runs
+        # `nvcc --version`.
+        binary, stamps = _nvcc_cached(
+            source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target
+        )
+        if cache_dir and not keep:
+            _store(cache_dir, result, binary)
+        return binary, stamps
     return _nvcc_cached(source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target)
 
 
 def _nvrtc_cached(
-    source: str, plan: NvrtcPlan, arch: str, target: str, keep: bool, cache_dir: str | None
-) -> tuple[bytes, list[tuple[str, int, int]]] | None:
-    """Compile with NVRTC through the cache; None when nvcc should try instead."""
+    source: str,
+    plan: NvrtcPlan,
+    arch: str,
+    target: str,
+    keep: bool,
+    cache_dir: str | None,
+    arch_defaulted: bool,
+) -> tuple[bytes, list[tuple[str, int, int]]] | str:
+    """Compile with NVRTC through the cache: (binary, stamps), or the cache key when nvcc
+    should try instead."""
     keep = keep or plan.keep
     nv_opts = _nvrtc_options(plan, arch)
     search = [*plan.include_dirs, _PACKAGE_HEADER_DIR]
@@ -717,13 +734,13 @@ def _nvrtc_cached(
         if hit is not None:
             return hit, stamps
     ok, log, binary = _compile_nvrtc(source, nv_opts, target, keep)
-    if not ok and "gpu-architecture" in log:
+    if not ok and arch_defaulted and "gpu-architecture" in log:
         newer = _newest_nvrtc_arch_instead(arch)
         if newer is not None:
             ok, log, binary = _compile_nvrtc(source, _nvrtc_options(plan, newer), "ptx", keep)
     if not ok:
         if "cannot open source file" in log and _find_nvcc("nvcc") is not None:
-            return None
+            return key
         from pycuda.driver import CompileError
 
         raise CompileError(
@@ -778,10 +795,10 @@ class CudaModule:
     module: Any
 
     def _bind_module(self) -> None:
-        self.get_global = self.module.get_global
-        self.get_texref = self.module.get_texref
-        if hasattr(self.module, "get_surfref"):
-            self.get_surfref = self.module.get_surfref
+        # Direct attributes for the common look-ups; __getattr__ covers the rest.
+        for name in ("get_global", "get_texref", "get_surfref"):
+            if hasattr(self.module, name):
+                setattr(self, name, getattr(self.module, name))
 
     def get_function(self, name: str) -> Any:
         """The kernel ``name`` (a ``pycuda.driver.Function``)."""
