@@ -509,20 +509,28 @@ def _stamps_current(stamps: list[tuple[str, int, int]]) -> bool:
 # Compiling
 
 
+_arch_by_device: dict[Any, str] = {}
+
+
 def _context_arch() -> str:
+    """ "sm_XY" of the current context's device (memoized per device: a device's architecture
+    never changes, and this runs on every compile without arch=)."""
     from pycuda import driver
 
     try:
-        current = driver.Context.get_current()
-    except Exception:
-        current = None
-    if current is None:
+        device = driver.Context.get_device()
+    except driver.Error:
+        device = None
+    if device is None:
         raise driver.LogicError(
             "pycuda.compiler: no arch= given and no current CUDA context to take the "
             "architecture from; import pycuda.autoinit, make a context, or pass arch='sm_XY'"
         )
-    major, minor = driver.Context.get_device().compute_capability()
-    return f"sm_{major}{minor}"
+    arch = _arch_by_device.get(device)
+    if arch is None:
+        major, minor = device.compute_capability()
+        arch = _arch_by_device[device] = f"sm_{major}{minor}"
+    return arch
 
 
 def _why_nvcc(nvcc: str, target: str, options: Sequence[str]) -> str | None:
