@@ -307,7 +307,7 @@ def test_cache_miss_then_memory_and_disk_hit(cache_dir, monkeypatch):
     assert len(calls) == 1 and len(_entries(cache_dir)) == 1
     assert C.compile(SMALL, arch="sm_80", cache_dir=cache_dir) == first  # memory
     monkeypatch.setattr(C, "_memo", {})
-    C._disk_cache(cache_dir).clear_memory()
+    C.disk_cache(cache_dir).clear_memory()
     assert C.compile(SMALL, arch="sm_80", cache_dir=cache_dir) == first  # disk
     assert len(calls) == 1
     C.compile(SMALL, arch="sm_90", cache_dir=cache_dir)  # another arch: another entry
@@ -341,7 +341,7 @@ def test_corrupt_entry_is_a_miss(cache_dir):
     C._memo.clear()
     fresh = _driver.CompileCache(cache_dir)
     assert fresh.get(entry[: -len(".bin")]) is None
-    C._disk_cache.cache_clear()
+    C.disk_cache.cache_clear()
     assert C.compile(SMALL, arch="sm_80", cache_dir=cache_dir) == first
     assert fresh.get(entry[: -len(".bin")]) == first  # rewritten whole
 
@@ -426,7 +426,7 @@ def test_nvcc_fallback_for_an_option_nvrtc_lacks(cache_dir, monkeypatch):
     assert cubin[:4] == b"\x7fELF" and len(calls) == 1
     assert "--keep-device-functions" in calls[0]
     C._memo.clear()
-    C._disk_cache(cache_dir).clear_memory()
+    C.disk_cache(cache_dir).clear_memory()
     C.compile(SMALL, arch="sm_80", options=["--keep-device-functions"], cache_dir=cache_dir)
     assert len(calls) == 1  # a disk hit keyed by nvcc --version
 
@@ -442,7 +442,7 @@ def test_nvcc_fallback_for_a_header_nvrtc_cannot_open(cache_dir, monkeypatch):
     assert cubin[:4] == b"\x7fELF" and calls == [1]
     # A later process finds it under the NVRTC key: no NVRTC retry, no `nvcc --version`.
     C._memo.clear()
-    C._disk_cache.cache_clear()
+    C.disk_cache.cache_clear()
     monkeypatch.setattr(C, "_compile_nvrtc", _no_nvcc)
     monkeypatch.setattr(C, "get_nvcc_version", _no_nvcc)
     assert C.compile(src, arch="sm_80", cache_dir=cache_dir) == cubin

@@ -17,7 +17,7 @@ translated to NVRTC's. nvcc is used instead when
   ``"fatbin"``;
 * NVRTC is not installed, or cannot open an ``#include`` (a host header it has no shim for).
 
-Results are cached by content (see ``_cache_key``): in memory, and on disk under
+Results are cached by content (see ``cache_key``): in memory, and on disk under
 ``$PYCUDA_CACHE_DIR`` or ``$XDG_CACHE_HOME/pycuda/compiler-cache-v2`` (``~/.cache/...``);
 ``$PYCUDA_DISABLE_CACHE`` turns the disk cache off.
 """
@@ -26,17 +26,23 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from pycuda import _driver
+from pycuda._compile_cache import cache_key, disk_cache, resolve_cache_dir, stamps_current, store
+from pycuda._nvcc_options import (  # noqa: F401 - part of this module's API
+    NvccOnly,
+    NvrtcPlan,
+    include_dirs_in,
+    nvcc_only_reason,
+    translate_options,
+)
 
 _PACKAGE_HEADER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda")
 _NVRTC_SHIM_DIR = os.path.join(_PACKAGE_HEADER_DIR, "nvrtc")
@@ -130,15 +136,19 @@ def compile_plain(
         raise ValueError(f"target must be one of {_TARGETS}, got {target!r}")
     key = None
     if cache_dir:
-        key = _cache_key(
-            source, list(options), target, "nvcc:" + get_nvcc_version(nvcc), _include_dirs(options)
+        key = cache_key(
+            source,
+            list(options),
+            target,
+            "nvcc:" + get_nvcc_version(nvcc),
+            include_dirs_in(options),
         )[0]
-        hit = _disk_cache(cache_dir).get(key)
+        hit = disk_cache(cache_dir).get(key)
         if hit is not None:
             return hit
     binary = _run_nvcc(source, options, keep, nvcc, target)
     if key is not None:
-        _store(cache_dir, key, binary)
+        store(cache_dir, key, binary)
     return binary
 
 
@@ -173,171 +183,6 @@ def _run_nvcc(source: str, options: Sequence[str], keep: bool, nvcc: str, target
     finally:
         if not keep:
             shutil.rmtree(tmp, ignore_errors=True)
-
-
-# ---------------------------------------------------------------------------------------------
-# nvcc options -> NVRTC options
-
-
-@dataclass
-class NvrtcPlan:
-    """nvcc options translated for NVRTC."""
-
-    options: list[str] = field(default_factory=list)  # NVRTC options, -arch excluded
-    include_dirs: list[str] = field(default_factory=list)
-    arch: str | None = None
-    code: str | None = None
-    keep: bool = False
-
-
-class _NvccOnly(Exception):
-    """An option that NVRTC has no equivalent for (the message names it)."""
-
-
-# Flags passed through unchanged, with their nvcc spellings.
-_SAME_FLAGS = {
-    "-lineinfo": "-lineinfo",
-    "--generate-line-info": "-lineinfo",
-    "-G": "-G",
-    "--device-debug": "-G",
-    "-use_fast_math": "--use_fast_math",
-    "--use_fast_math": "--use_fast_math",
-    "-dc": "-dc",
-    "--device-c": "-dc",
-    "-w": "-w",
-    "--disable-warnings": "-w",
-    "-restrict": "-restrict",
-    "--restrict": "-restrict",
-    "--extra-device-vectorization": "--extra-device-vectorization",
-    "-extra-device-vectorization": "--extra-device-vectorization",
-    "--resource-usage": "--ptxas-options=-v",
-    "-res-usage": "--ptxas-options=-v",
-}
-# Flags with no meaning for device code under NVRTC.
-_IGNORED_FLAGS = {"-g", "--debug", "-m64", "--machine=64", "-keep", "--keep", "-lcudadevrt"}
-# Options taking a value, "=value" or as the next word: nvcc spellings -> handler name.
-_VALUED = {
-    "-arch": "arch",
-    "--gpu-architecture": "arch",
-    "-code": "code",
-    "--gpu-code": "code",
-    "-I": "include",
-    "--include-path": "include",
-    "-D": "define",
-    "--define-macro": "define",
-    "-U": "undefine",
-    "--undefine-macro": "undefine",
-    "-std": "std",
-    "--std": "std",
-    "-rdc": "rdc",
-    "--relocatable-device-code": "rdc",
-    "-maxrregcount": "maxrregcount",
-    "--maxrregcount": "maxrregcount",
-    "-Xptxas": "ptxas",
-    "--ptxas-options": "ptxas",
-    "-Xcompiler": "ignore",
-    "--compiler-options": "ignore",
-    "-ccbin": "ignore",
-    "--compiler-bindir": "ignore",
-    "-ftz": "bool:-ftz",
-    "--ftz": "bool:-ftz",
-    "-prec-div": "bool:-prec-div",
-    "--prec-div": "bool:-prec-div",
-    "-prec-sqrt": "bool:-prec-sqrt",
-    "--prec-sqrt": "bool:-prec-sqrt",
-    "-fmad": "bool:-fmad",
-    "--fmad": "bool:-fmad",
-    "-dopt": "dopt",
-    "--dopt": "dopt",
-    "-include": "preinclude",
-    "--pre-include": "preinclude",
-}
-# Short options that may be glued to their value: -Idir, -DX=1, -UX.
-_GLUED = {"-I": "include", "-D": "define", "-U": "undefine"}
-_OPT_LEVEL = re.compile(r"^-O([0-3])$")
-
-
-def translate_options(
-    options: Sequence[str], arch: str | None = None, code: str | None = None
-) -> NvrtcPlan:
-    """Translate nvcc options for NVRTC.
-
-    Raises ``_NvccOnly`` (whose message names the option) when one has no NVRTC equivalent.
-    ``arch``/``code`` given here win over ``-arch``/``-code`` found in ``options``.
-    """
-    plan = NvrtcPlan()
-    i = 0
-    while i < len(options):
-        opt = options[i]
-        i += 1
-        if opt in _SAME_FLAGS:
-            plan.options.append(_SAME_FLAGS[opt])
-            continue
-        if opt in _IGNORED_FLAGS or opt.startswith("-l") or opt.startswith("-L"):
-            plan.keep = plan.keep or opt in ("-keep", "--keep")
-            continue
-        m = _OPT_LEVEL.match(opt)
-        if m:
-            plan.options.append(f"--ptxas-options=-O{m.group(1)}")
-            continue
-        name, eq, value = opt.partition("=")
-        kind = _VALUED.get(name)
-        if kind is None:
-            for prefix, glued_kind in _GLUED.items():
-                if opt.startswith(prefix) and len(opt) > len(prefix):
-                    kind, value, eq = glued_kind, opt[len(prefix) :], "="
-                    break
-        if kind is None:
-            raise _NvccOnly(opt)
-        if not eq:
-            if i >= len(options):
-                raise ValueError(f"nvcc option {opt} needs a value")
-            value = options[i]
-            i += 1
-        _apply_valued(plan, kind, opt, value)
-    if arch is not None:
-        plan.arch = arch
-    if code is not None:
-        plan.code = code
-    return plan
-
-
-def _apply_valued(plan: NvrtcPlan, kind: str, opt: str, value: str) -> None:
-    if kind == "arch":
-        plan.arch = value
-    elif kind == "code":
-        plan.code = value
-    elif kind == "include":
-        plan.include_dirs.append(value)
-    elif kind == "define":
-        plan.options.append("-D" + value)
-    elif kind == "undefine":
-        plan.options.append("-U" + value)
-    elif kind == "std":
-        plan.options.append("-std=" + value)
-    elif kind == "rdc":
-        plan.options.append("-rdc=" + value)
-    elif kind == "maxrregcount":
-        plan.options.append("--maxrregcount=" + value)
-    elif kind == "ptxas":
-        # nvcc splits -Xptxas values at commas; NVRTC takes one ptxas option per flag.
-        plan.options.extend("--ptxas-options=" + v for v in value.split(",") if v)
-    elif kind == "dopt":
-        plan.options.append("-dopt=" + value)
-    elif kind == "preinclude":
-        plan.options.append("--pre-include=" + value)
-    elif kind.startswith("bool:"):
-        plan.options.append(f"{kind[5:]}={value}")
-    # "ignore": host compiler options do not reach device code.
-
-
-def nvcc_only_reason(options: Sequence[str]) -> str | None:
-    """None when NVRTC can take these nvcc options, else the option it cannot."""
-    try:
-        translate_options(options)
-    except _NvccOnly as exc:
-        return str(exc)
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -397,112 +242,9 @@ def _toolkit_include_dirs() -> tuple[str, ...]:
     return ()
 
 
-def _include_dirs(options: Sequence[str]) -> list[str]:
-    dirs = []
-    for i, opt in enumerate(options):
-        if opt in ("-I", "--include-path") and i + 1 < len(options):
-            dirs.append(options[i + 1])
-        elif opt.startswith("--include-path="):
-            dirs.append(opt.split("=", 1)[1])
-        elif opt.startswith("-I") and len(opt) > 2:
-            dirs.append(opt[2:])
-    return dirs
-
-
-_INCLUDE_RE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
-
-
-def _scan_includes(source: bytes, search_dirs: Sequence[str]) -> list[str]:
-    """Paths of the headers that `source` includes, recursively, found in `search_dirs` (or,
-    for "x", next to the including file). Headers not found there (the toolkit's) are left out:
-    the compiler's version covers them."""
-    found: list[str] = []
-    seen: set[str] = set()
-    stack = [(source, os.getcwd())]
-    while stack:
-        text, here = stack.pop()
-        for quote, name in _INCLUDE_RE.findall(text):
-            name = os.fsdecode(name.strip())
-            candidates = ([here] if quote == b'"' else []) + list(search_dirs)
-            for d in candidates:
-                path = os.path.join(d, name)
-                if os.path.isfile(path):
-                    path = os.path.abspath(path)
-                    if path not in seen:
-                        seen.add(path)
-                        found.append(path)
-                        with open(path, "rb") as f:
-                            stack.append((f.read(), os.path.dirname(path)))
-                    break
-    return found
-
-
-# ---------------------------------------------------------------------------------------------
-# The cache
-
-
-def _cache_key(
-    source: str, options: list[str], target: str, compiler: str, search_dirs: Sequence[str]
-) -> tuple[str, list[tuple[str, int, int]]]:
-    """(sha256 key, stamps of the user headers included). The key covers the source, the
-    options, the target, the compiler and its version, and the contents of every header that
-    the source includes from `search_dirs`."""
-    parts = [b"pycuda-compile-v2", compiler.encode(), target.encode()]
-    parts += [o.encode() for o in options]
-    src = source.encode()
-    parts.append(src)
-    stamps = []
-    for path in _scan_includes(src, search_dirs):
-        st = os.stat(path)
-        with open(path, "rb") as f:
-            parts += [path.encode(), f.read()]
-        stamps.append((path, st.st_mtime_ns, st.st_size))
-    blob = b"".join(len(p).to_bytes(8, "little") + p for p in parts)
-    return _driver.sha256_hex(blob), stamps
-
-
-def _default_cache_dir() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "pycuda", "compiler-cache-v2")
-
-
-def _resolve_cache_dir(cache_dir: str | bool | None) -> str | None:
-    if cache_dir is False:
-        return None
-    if cache_dir is None:
-        cache_dir = os.environ.get("PYCUDA_CACHE_DIR")
-        if cache_dir is None:
-            if os.environ.get("PYCUDA_DISABLE_CACHE"):
-                return None
-            cache_dir = _default_cache_dir()
-    return os.fspath(cache_dir)
-
-
-@functools.cache
-def _disk_cache(directory: str) -> Any:
-    return _driver.CompileCache(directory)
-
-
-def _store(cache_dir: str, key: str, binary: bytes) -> None:
-    problem = _disk_cache(cache_dir).put(key, binary)
-    if problem:
-        warnings.warn(f"pycuda compile cache: {problem}", UserWarning, stacklevel=4)
-
-
 # In-process memo: the call's arguments -> (binary, stamps of included user headers). A hit is
 # a dict lookup (plus a stat per included user header, to see a changed header).
 _memo: dict[tuple, tuple[bytes, list[tuple[str, int, int]]]] = {}
-
-
-def _stamps_current(stamps: list[tuple[str, int, int]]) -> bool:
-    for path, mtime, size in stamps:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return False
-        if st.st_mtime_ns != mtime or st.st_size != size:
-            return False
-    return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -575,14 +317,14 @@ def _nvrtc_arch(plan: NvrtcPlan, target: str) -> str:
     arch, code = plan.arch, plan.code
     if code is not None:
         if "," in code:
-            raise _NvccOnly(f"-code={code} (several codes make a fatbin)")
+            raise NvccOnly(f"-code={code} (several codes make a fatbin)")
         arch = code
     if arch is None:
         arch = _context_arch()
     if target == "ptx" and arch.startswith("sm_"):
         arch = "compute_" + arch[3:]
     elif target == "cubin" and not arch.startswith("sm_"):
-        raise _NvccOnly(f"-arch={arch} with target cubin")
+        raise NvccOnly(f"-arch={arch} with target cubin")
     return arch
 
 
@@ -670,11 +412,11 @@ def compile(
     if arch_defaulted:
         # The device's architecture is part of what is compiled, so part of every key.
         arch = _context_arch()
-    cache_dir = _resolve_cache_dir(cache_dir)
+    cache_dir = resolve_cache_dir(cache_dir)
     memo_key = (source, tuple(options), arch, code, tuple(include_dirs), target, nvcc, cache_dir)
     if not keep:
         hit = _memo.get(memo_key)
-        if hit is not None and (not hit[1] or _stamps_current(hit[1])):
+        if hit is not None and (not hit[1] or stamps_current(hit[1])):
             return hit[0]
     binary, stamps = _compile_or_load(
         source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target, arch_defaulted
@@ -703,7 +445,7 @@ def _compile_or_load(
         plan.include_dirs = include_dirs + plan.include_dirs
         try:
             nvrtc_arch = _nvrtc_arch(plan, target)
-        except _NvccOnly as exc:
+        except NvccOnly as exc:
             why_nvcc = f"{exc} needs nvcc"
     if why_nvcc is None:
         result = _nvrtc_cached(source, plan, nvrtc_arch, target, keep, cache_dir, arch_defaulted)
@@ -716,7 +458,7 @@ def _compile_or_load(
             source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target
         )
         if cache_dir and not keep:
-            _store(cache_dir, result, binary)
+            store(cache_dir, result, binary)
         return binary, stamps
     return _nvcc_cached(source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target)
 
@@ -735,8 +477,8 @@ def _nvrtc_cached(
     keep = keep or plan.keep
     nv_opts = _nvrtc_options(plan, arch)
     search = [*plan.include_dirs, _PACKAGE_HEADER_DIR]
-    key, stamps = _cache_key(source, nv_opts, target, _nvrtc_identity(), search)
-    cache = _disk_cache(cache_dir) if cache_dir and not keep else None
+    key, stamps = cache_key(source, nv_opts, target, _nvrtc_identity(), search)
+    cache = disk_cache(cache_dir) if cache_dir and not keep else None
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
@@ -758,7 +500,7 @@ def _nvrtc_cached(
         )
     _warn_compiler_output(log)
     if cache is not None:
-        _store(cache_dir, key, binary)
+        store(cache_dir, key, binary)
     return binary, stamps
 
 
@@ -788,7 +530,7 @@ def _nvcc_cached(
     if code is not None:
         nvcc_options += ["-code", code]
     nvcc_options += [f"-I{d}" for d in [*include_dirs, _PACKAGE_HEADER_DIR]]
-    stamps = [] if keep else _cache_key(source, [], target, "", _include_dirs(nvcc_options))[1]
+    stamps = [] if keep else cache_key(source, [], target, "", include_dirs_in(nvcc_options))[1]
     binary = compile_plain(source, nvcc_options, keep, nvcc, None if keep else cache_dir, target)
     return binary, stamps
 
