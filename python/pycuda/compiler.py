@@ -15,7 +15,15 @@ translated to NVRTC's. nvcc is used instead when
   ``$PYCUDA_COMPILER=nvcc``;
 * an option has no NVRTC equivalent (``nvcc_only_reason`` says which), or the target is
   ``"fatbin"``;
-* NVRTC is not installed, or cannot open an ``#include`` (a host header it has no shim for).
+* NVRTC is not installed, cannot open an ``#include`` (a host header it has no shim for), or
+  rejects an option (an older NVRTC); the nvcc result is then cached under the NVRTC key too,
+  so later hits run no process.
+
+``arch`` defaults to the current context's device; with no context and no ``arch`` a
+``pycuda.driver.LogicError`` says so. For a device newer than this NVRTC, PTX for NVRTC's
+newest architecture is produced and the driver JIT-compiles it. ``set_debugging()`` adds
+``-g -G`` (``-G`` carries line info; NVRTC's ptxas warns when ``-lineinfo`` is added as well),
+keeps the files and skips the cache.
 
 Results are cached by content (see ``cache_key``): in memory, and on disk under
 ``$PYCUDA_CACHE_DIR`` or ``$XDG_CACHE_HOME/pycuda/compiler-cache-v2`` (``~/.cache/...``);
@@ -451,7 +459,7 @@ def _compile_or_load(
         result = _nvrtc_cached(source, plan, nvrtc_arch, target, keep, cache_dir, arch_defaulted)
         if isinstance(result, tuple):
             return result
-        # NVRTC could not open an #include (a host header): nvcc may know it. Its binary is
+        # NVRTC could not open an #include or took no option: nvcc may manage. Its binary is
         # also stored under the NVRTC key, so a later hit neither retries NVRTC nor runs
         # `nvcc --version`.
         binary, stamps = _nvcc_cached(
@@ -489,7 +497,10 @@ def _nvrtc_cached(
         if newer is not None:
             ok, log, binary = _compile_nvrtc(source, _nvrtc_options(plan, newer), "ptx", keep)
     if not ok:
-        if "cannot open source file" in log and _find_nvcc("nvcc") is not None:
+        # An #include NVRTC cannot open, or an option this NVRTC (an older 12.x) does not know:
+        # nvcc may manage.
+        nvcc_may = "cannot open source file" in log or "unrecognized option" in log
+        if nvcc_may and _find_nvcc("nvcc") is not None:
             return key
         from pycuda.driver import CompileError
 
@@ -529,7 +540,8 @@ def _nvcc_cached(
         nvcc_options += ["-arch", arch]
     if code is not None:
         nvcc_options += ["-code", code]
-    nvcc_options += [f"-I{d}" for d in [*include_dirs, _PACKAGE_HEADER_DIR]]
+    # nvcc runs in a temporary directory: relative include dirs are the caller's.
+    nvcc_options += [f"-I{os.path.abspath(d)}" for d in [*include_dirs, _PACKAGE_HEADER_DIR]]
     stamps = [] if keep else cache_key(source, [], target, "", include_dirs_in(nvcc_options))[1]
     binary = compile_plain(source, nvcc_options, keep, nvcc, None if keep else cache_dir, target)
     return binary, stamps
