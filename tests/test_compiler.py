@@ -331,6 +331,22 @@ def test_changed_header_invalidates(tmp_path, cache_dir):
 
 
 @needs_nvrtc
+def test_header_rewritten_within_the_clock_tick(tmp_path, cache_dir):
+    """Same size, possibly the same mtime: the contents decide, not the stamps."""
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    header = inc / "v.h"
+    results = []
+    for value in ("1", "2", "3"):
+        header.write_text(f"#define VALUE {value}\n")
+        src = '#include "v.h"\n__global__ void f(int *a) { a[0] = VALUE; }'
+        ptx = C.compile(src, arch="sm_80", target="ptx", include_dirs=[str(inc)], cache_dir=cache_dir)
+        results.append(ptx)
+    assert len(set(results)) == 3
+    assert b"mov.u32 \t%r1, 3;" in results[2] or b", 3;" in results[2]
+
+
+@needs_nvrtc
 def test_corrupt_entry_is_a_miss(cache_dir):
     first = C.compile(SMALL, arch="sm_80", cache_dir=cache_dir)
     [entry] = _entries(cache_dir)

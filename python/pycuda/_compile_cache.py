@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import time
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -83,6 +84,7 @@ def resolve_cache_dir(cache_dir: str | bool | None) -> str | None:
 
 @functools.cache
 def disk_cache(directory: str) -> Any:
+    """The process's CompileCache for `directory` ("" for one kept in memory only)."""
     return _driver.CompileCache(directory)
 
 
@@ -92,12 +94,23 @@ def store(cache_dir: str, key: str, binary: bytes) -> None:
         warnings.warn(f"pycuda compile cache: {problem}", UserWarning, stacklevel=4)
 
 
+# File systems stamp modification times from a coarse clock (a few ms on Linux), so a header
+# rewritten within that window keeps its mtime. A stamp that recent is not trusted (as git does
+# for its index): the key is recomputed from the contents instead, which costs a read and a
+# hash, not a compile.
+_RACY_NS = 2_000_000_000
+
+
 def stamps_current(stamps: list[tuple[str, int, int]]) -> bool:
+    """Whether the included headers look unchanged since `stamps` were taken."""
+    if not stamps:
+        return True
+    racy_before = time.time_ns() - _RACY_NS
     for path, mtime, size in stamps:
         try:
             st = os.stat(path)
         except OSError:
             return False
-        if st.st_mtime_ns != mtime or st.st_size != size:
+        if st.st_mtime_ns != mtime or st.st_size != size or mtime > racy_before:
             return False
     return True

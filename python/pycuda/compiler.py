@@ -424,7 +424,7 @@ def compile(
     memo_key = (source, tuple(options), arch, code, tuple(include_dirs), target, nvcc, cache_dir)
     if not keep:
         hit = _memo.get(memo_key)
-        if hit is not None and (not hit[1] or stamps_current(hit[1])):
+        if hit is not None and stamps_current(hit[1]):
             return hit[0]
     binary, stamps = _compile_or_load(
         source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target, arch_defaulted
@@ -465,8 +465,8 @@ def _compile_or_load(
         binary, stamps = _nvcc_cached(
             source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target
         )
-        if cache_dir and not keep:
-            store(cache_dir, result, binary)
+        if not keep:
+            store(cache_dir or "", result, binary)
         return binary, stamps
     return _nvcc_cached(source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target)
 
@@ -486,7 +486,9 @@ def _nvrtc_cached(
     nv_opts = _nvrtc_options(plan, arch)
     search = [*plan.include_dirs, _PACKAGE_HEADER_DIR]
     key, stamps = cache_key(source, nv_opts, target, _nvrtc_identity(), search)
-    cache = disk_cache(cache_dir) if cache_dir and not keep else None
+    # With no cache directory the cache still lives in memory: a memo entry whose headers
+    # cannot be trusted by their stamps finds its binary here by content.
+    cache = None if keep else disk_cache(cache_dir or "")
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
@@ -511,7 +513,7 @@ def _nvrtc_cached(
         )
     _warn_compiler_output(log)
     if cache is not None:
-        store(cache_dir, key, binary)
+        store(cache_dir or "", key, binary)
     return binary, stamps
 
 
