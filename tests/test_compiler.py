@@ -340,8 +340,10 @@ def test_header_rewritten_within_the_clock_tick(tmp_path, cache_dir):
     for value in ("1", "2", "3"):
         header.write_text(f"#define VALUE {value}\n")
         src = '#include "v.h"\n__global__ void f(int *a) { a[0] = VALUE; }'
-        ptx = C.compile(src, arch="sm_80", target="ptx", include_dirs=[str(inc)], cache_dir=cache_dir)
-        results.append(ptx)
+        dirs = [str(inc)]
+        results.append(
+            C.compile(src, arch="sm_80", target="ptx", include_dirs=dirs, cache_dir=cache_dir)
+        )
     assert len(set(results)) == 3
     assert b"mov.u32 \t%r1, 3;" in results[2] or b", 3;" in results[2]
 
