@@ -28,7 +28,11 @@ nb::tuple compile(const std::string& source, const std::string& name,
         nb::gil_scoped_release release;
         result = nvrtc_compile(source, name, options, in_memory);
     }
-    return nb::make_tuple(result.success, result.log, to_bytes(result.ptx), to_bytes(result.cubin));
+    // The log quotes the source; undecodable bytes must not turn a compile error into a
+    // UnicodeDecodeError.
+    nb::str log = nb::steal<nb::str>(
+        PyUnicode_DecodeUTF8(result.log.data(), Py_ssize_t(result.log.size()), "replace"));
+    return nb::make_tuple(result.success, log, to_bytes(result.ptx), to_bytes(result.cubin));
 }
 
 } // namespace
