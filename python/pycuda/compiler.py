@@ -692,7 +692,8 @@ class DynamicModule(CudaModule):
             no_extern_c=self.no_extern_c, arch=self.arch, code=self.code,
             cache_dir=self.cache_dir, include_dirs=self.include_dirs, target="ptx",
         )  # fmt: skip
-        self.linker.add_data(ptx, driver.jit_input_type.PTX, name)
+        # The linker reads PTX as a C string: hand it the terminator NVRTC counts in its size.
+        self.linker.add_data(ptx + b"\0", driver.jit_input_type.PTX, name)
         return self
 
     def add_data(self, data: bytes, input_type: int, name: str = "unknown") -> DynamicModule:
