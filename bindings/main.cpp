@@ -15,6 +15,7 @@ void bind_module(nb::module_& m);
 void bind_function(nb::module_& m);
 void bind_linker(nb::module_& m);
 void bind_nvrtc(nb::module_& m);
+void bind_compile_cache(nb::module_& m);
 void bind_profiler(nb::module_& m);
 } // namespace pycuda::bindings
 
@@ -34,5 +35,6 @@ NB_MODULE(_driver, m) {
     bind_function(m);
     bind_linker(m);
     bind_nvrtc(m);
+    bind_compile_cache(m);
     bind_profiler(m);
 }

@@ -1,0 +1,46 @@
+// bindings/compile_cache.cpp: pycuda._driver.CompileCache and sha256_hex for pycuda.compiler.
+#include "core/compile_cache.hpp"
+#include "core/sha256.hpp"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/string.h>
+
+namespace nb = nanobind;
+
+namespace pycuda::bindings {
+
+void bind_compile_cache(nb::module_& m) {
+    nb::class_<CompileCache>(m, "CompileCache",
+                             "Content-addressed store of compiled kernels: memory, then disk.\n\n"
+                             "    c = CompileCache('/tmp/cache')   # or CompileCache() for memory\n"
+                             "    c.put(key, cubin); c.get(key) -> bytes | None")
+        .def(nb::init<std::filesystem::path>(), nb::arg("directory") = std::filesystem::path{})
+        .def(
+            "get",
+            [](CompileCache& c, const std::string& key) -> nb::object {
+                auto entry = c.get(key);
+                if (!entry)
+                    return nb::none();
+                return nb::bytes(entry->data(), entry->size());
+            },
+            nb::arg("key"), "The entry for key, or None on a miss (a corrupt file is a miss).")
+        .def(
+            "put",
+            [](CompileCache& c, const std::string& key, nb::bytes data) {
+                return c.put(key, std::string_view(data.c_str(), data.size()));
+            },
+            nb::arg("key"), nb::arg("data"),
+            "Store an entry; returns '' or why the disk copy could not be written.")
+        .def("clear_memory", &CompileCache::clear_memory)
+        .def("entry_path", &CompileCache::entry_path, nb::arg("key"))
+        .def_prop_ro("directory", &CompileCache::directory);
+    m.def(
+        "sha256_hex",
+        [](nb::bytes data) {
+            return sha256_hex({data.c_str(), data.size()});
+        },
+        nb::arg("data"), "SHA-256 of bytes as 64 hex digits.");
+}
+
+} // namespace pycuda::bindings

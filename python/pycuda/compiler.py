@@ -1,0 +1,750 @@
+"""pycuda.compiler: CUDA C source to modules, compiled in process by NVRTC and cached.
+
+    import pycuda.autoinit
+    from pycuda.compiler import SourceModule
+
+    mod = SourceModule('''
+    __global__ void twice(float *a) { a[threadIdx.x] *= 2; }
+    ''')
+    twice = mod.get_function("twice")
+
+Which compiler runs: NVRTC (in this process, a few tens of milliseconds), with nvcc options
+translated to NVRTC's. nvcc is used instead when
+
+* ``nvcc=`` names anything other than the default ``"nvcc"`` (you asked for that compiler), or
+  ``$PYCUDA_COMPILER=nvcc``;
+* an option has no NVRTC equivalent (``nvcc_only_reason`` says which), or the target is
+  ``"fatbin"``;
+* NVRTC is not installed, cannot open an ``#include`` (a host header it has no shim for), or
+  rejects an option (an older NVRTC); the nvcc result is then cached under the NVRTC key too,
+  so later hits run no process.
+
+``arch`` defaults to the current context's device; with no context and no ``arch`` a
+``pycuda.driver.LogicError`` says so. For a device newer than this NVRTC, PTX for NVRTC's
+newest architecture is produced and the driver JIT-compiles it. ``set_debugging()`` adds
+``-g -G`` (``-G`` carries line info; NVRTC's ptxas warns when ``-lineinfo`` is added as well),
+keeps the files and skips the cache.
+
+Results are cached by content (see ``cache_key``): in memory, and on disk under
+``$PYCUDA_CACHE_DIR`` or ``$XDG_CACHE_HOME/pycuda/compiler-cache-v2`` (``~/.cache/...``);
+``$PYCUDA_DISABLE_CACHE`` turns the disk cache off.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pycuda import _driver
+from pycuda._compile_cache import cache_key, disk_cache, resolve_cache_dir, stamps_current, store
+from pycuda._nvcc_options import (  # noqa: F401 - part of this module's API
+    NvccOnly,
+    NvrtcPlan,
+    include_dirs_in,
+    nvcc_only_reason,
+    translate_options,
+)
+
+_PACKAGE_HEADER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda")
+_NVRTC_SHIM_DIR = os.path.join(_PACKAGE_HEADER_DIR, "nvrtc")
+_TARGETS = ("cubin", "ptx", "fatbin")
+
+
+def _default_nvcc_flags() -> list[str]:
+    return os.environ.get("PYCUDA_DEFAULT_NVCC_FLAGS", "").split()
+
+
+DEFAULT_NVCC_FLAGS: list[str] = _default_nvcc_flags()
+
+
+# ---------------------------------------------------------------------------------------------
+# nvcc, run as a process
+
+
+@functools.cache
+def _find_nvcc(nvcc: str) -> str | None:
+    if os.path.sep in nvcc:
+        return nvcc if os.access(nvcc, os.X_OK) else None
+    found = shutil.which(nvcc)
+    if found:
+        return found
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root and os.access(os.path.join(root, "bin", nvcc), os.X_OK):
+            return os.path.join(root, "bin", nvcc)
+    return None
+
+
+@functools.cache
+def get_nvcc_version(nvcc: str) -> str:
+    """The text of ``nvcc --version`` (run once per process and compiler)."""
+    path = _find_nvcc(nvcc)
+    if path is None:
+        raise OSError(f"{nvcc} not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin")
+    result = subprocess.run([path, "--version"], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise OSError(f"{path} --version failed: {result.stderr.strip()}")
+    return result.stdout
+
+
+def preprocess_source(source: str, options: Sequence[str], nvcc: str) -> str:
+    """Run the source through nvcc's preprocessor and return the text (line markers removed)."""
+    path = _find_nvcc(nvcc) or nvcc
+    with tempfile.TemporaryDirectory(prefix="pycuda-pp-") as tmp:
+        src = os.path.join(tmp, "kernel.cu")
+        with open(src, "w") as f:
+            f.write(source)
+        cmd = [path, "--preprocess", *options, src, "--compiler-options", "-P"]
+        result = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        from pycuda.driver import CompileError
+
+        raise CompileError(
+            "nvcc preprocessing failed", command_line=cmd, stdout=result.stdout,
+            stderr=result.stderr,
+        )  # fmt: skip
+    return result.stdout.replace(src, "kernel.cu")
+
+
+def _warn_compiler_output(text: str) -> None:
+    text = text.strip()
+    if not text:
+        return
+    warnings.warn(
+        "The CUDA compiler succeeded, but said the following:\n" + text, UserWarning, stacklevel=4
+    )
+    if "demoted" in text:
+        warnings.warn(
+            "This means that the kernel used more local memory than expected "
+            "(e.g. a double demoted to float, or spilled registers).",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def compile_plain(
+    source: str,
+    options: Sequence[str],
+    keep: bool,
+    nvcc: str,
+    cache_dir: str | None,
+    target: str = "cubin",
+) -> bytes:
+    """Compile with the nvcc process (as the original did): ``nvcc --<target> options``.
+
+    Uses the compile cache when ``cache_dir`` is given (keyed by ``nvcc --version``).
+    """
+    if target not in _TARGETS:
+        raise ValueError(f"target must be one of {_TARGETS}, got {target!r}")
+    key = None
+    if cache_dir:
+        key = cache_key(
+            source,
+            list(options),
+            target,
+            "nvcc:" + get_nvcc_version(nvcc),
+            include_dirs_in(options),
+        )[0]
+        hit = disk_cache(cache_dir).get(key)
+        if hit is not None:
+            return hit
+    binary = _run_nvcc(source, options, keep, nvcc, target)
+    if key is not None:
+        store(cache_dir, key, binary)
+    return binary
+
+
+def _run_nvcc(source: str, options: Sequence[str], keep: bool, nvcc: str, target: str) -> bytes:
+    from pycuda.driver import CompileError
+
+    path = _find_nvcc(nvcc)
+    if path is None:
+        raise CompileError(
+            f"{nvcc} not found (looked on PATH, in $CUDA_HOME/bin and /usr/local/cuda/bin)"
+        )
+    tmp = tempfile.mkdtemp(prefix="pycuda-compiler-")
+    try:
+        with open(os.path.join(tmp, "kernel.cu"), "w") as f:
+            f.write(source)
+        cmd = [path, f"--{target}", *options, "kernel.cu"]
+        if keep:
+            cmd.insert(2, "--keep")
+            print(f"*** compiler output in {tmp}")
+        result = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, check=False)
+        out_file = os.path.join(tmp, "kernel." + target)
+        if result.returncode != 0 or not os.path.exists(out_file):
+            raise CompileError(
+                "nvcc compilation of kernel.cu failed",
+                command_line=cmd,
+                stdout=result.stdout,
+                stderr=result.stderr,
+            )
+        _warn_compiler_output(result.stdout + result.stderr)
+        with open(out_file, "rb") as f:
+            return f.read()
+    finally:
+        if not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Where headers live
+
+
+_NVRTC_NAMES = ("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so")
+
+
+@functools.cache
+def _nvrtc_library_file() -> str | None:
+    """The libnvrtc file the driver layer will open, found without opening it (opening costs
+    milliseconds, too much for a cache hit). Follows core/driver_api's order: $PYCUDA_LIBNVRTC,
+    the loader's search ($LD_LIBRARY_PATH, then the system dirs) for the bare names, then
+    $CUDA_HOME/$CUDA_PATH/$CUDA_ROOT/lib64, then /usr/local/cuda/lib64."""
+    explicit = os.environ.get("PYCUDA_LIBNVRTC")
+    if explicit:
+        return explicit if os.path.isfile(explicit) else None
+    loader_dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+    loader_dirs += ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64", "/usr/lib", "/lib"]
+    roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT")]
+    later = [os.path.join(r, "lib64") for r in roots if r] + ["/usr/local/cuda/lib64"]
+    for name in _NVRTC_NAMES:
+        for d in loader_dirs:
+            if os.path.isfile(os.path.join(d, name)):
+                return os.path.join(d, name)
+    for d in later:
+        for name in _NVRTC_NAMES:
+            if os.path.isfile(os.path.join(d, name)):
+                return os.path.join(d, name)
+    return None
+
+
+@functools.cache
+def _toolkit_include_dirs() -> tuple[str, ...]:
+    """The CUDA toolkit's include dir (and its cccl/ dir, where libcu++ lives since 13.0)."""
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
+    lib = _nvrtc_library_file()
+    if lib:
+        roots.append(os.path.dirname(os.path.dirname(os.path.realpath(lib))))
+    nvcc = _find_nvcc("nvcc")
+    if nvcc:
+        roots.append(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
+    roots.append("/usr/local/cuda")
+    for root in roots:
+        if not root:
+            continue
+        for inc in (
+            os.path.join(root, "include"),
+            os.path.join(root, "targets", "x86_64-linux", "include"),
+        ):
+            if os.path.exists(os.path.join(inc, "cuda_fp16.h")):
+                dirs = [inc]
+                if os.path.isdir(os.path.join(inc, "cccl")):
+                    dirs.append(os.path.join(inc, "cccl"))
+                return tuple(dirs)
+    return ()
+
+
+# In-process memo: the call's arguments -> (binary, stamps of included user headers). A hit is
+# a dict lookup (plus a stat per included user header, to see a changed header).
+_memo: dict[tuple, tuple[bytes, list[tuple[str, int, int]]]] = {}
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiling
+
+
+_arch_by_device: dict[Any, str] = {}
+
+
+def _context_arch() -> str:
+    """ "sm_XY" of the current context's device (memoized per device: a device's architecture
+    never changes, and this runs on every compile without arch=)."""
+    from pycuda import driver
+
+    try:
+        device = driver.Context.get_device()
+    except driver.Error:
+        device = None
+    if device is None:
+        raise driver.LogicError(
+            "pycuda.compiler: no arch= given and no current CUDA context to take the "
+            "architecture from; import pycuda.autoinit, make a context, or pass arch='sm_XY'"
+        )
+    arch = _arch_by_device.get(device)
+    if arch is None:
+        major, minor = device.compute_capability()
+        arch = _arch_by_device[device] = f"sm_{major}{minor}"
+    return arch
+
+
+def _why_nvcc(nvcc: str, target: str, options: Sequence[str]) -> str | None:
+    """None when NVRTC should compile, else why nvcc is used."""
+    if nvcc != "nvcc":
+        return f"nvcc={nvcc!r} was asked for"
+    if os.environ.get("PYCUDA_COMPILER", "").lower() == "nvcc":
+        return "$PYCUDA_COMPILER=nvcc"
+    if target == "fatbin":
+        return "NVRTC does not make fatbins"
+    reason = nvcc_only_reason(options)
+    if reason is not None:
+        return f"the option {reason} has no NVRTC equivalent"
+    # Finding the file is cheap; opening NVRTC (milliseconds) waits for a real compile.
+    if _nvrtc_library_file() is None and not _driver.nvrtc_available():
+        return "NVRTC is not installed"
+    return None
+
+
+@functools.cache
+def _nvrtc_identity() -> str:
+    """NVRTC's identity for cache keys: its file (the real name carries the full version, e.g.
+    libnvrtc.so.13.0.88), size and modification time; NVRTC's own version when the file cannot
+    be found without loading it."""
+    lib = _nvrtc_library_file()
+    if lib:
+        real = os.path.realpath(lib)
+        st = os.stat(real)
+        return f"nvrtc-file:{real}:{st.st_size}:{st.st_mtime_ns}"
+    major, minor = _driver.nvrtc_version()
+    return f"nvrtc:{major}.{minor}:{_driver.nvrtc_library_path()}"
+
+
+@functools.cache
+def _nvrtc_max_arch() -> int | None:
+    archs = _driver.nvrtc_supported_archs()
+    return max(archs) if archs else None
+
+
+def _nvrtc_arch(plan: NvrtcPlan, target: str) -> str:
+    """The single -arch NVRTC compiles for: sm_XY (cubin) or compute_XY (PTX)."""
+    arch, code = plan.arch, plan.code
+    if code is not None:
+        if "," in code:
+            raise NvccOnly(f"-code={code} (several codes make a fatbin)")
+        arch = code
+    if arch is None:
+        arch = _context_arch()
+    if target == "ptx" and arch.startswith("sm_"):
+        arch = "compute_" + arch[3:]
+    elif target == "cubin" and not arch.startswith("sm_"):
+        raise NvccOnly(f"-arch={arch} with target cubin")
+    return arch
+
+
+def _newest_nvrtc_arch_instead(arch: str) -> str | None:
+    """For a device newer than this NVRTC: PTX for NVRTC's newest architecture (the driver
+    JIT-compiles it at load). None when `arch` is not beyond NVRTC."""
+    digits = "".join(ch for ch in arch.partition("_")[2] if ch.isdigit())
+    newest = _nvrtc_max_arch()
+    if newest is None or not digits or int(digits) <= newest:
+        return None
+    return f"compute_{newest}"
+
+
+def _nvrtc_options(plan: NvrtcPlan, arch: str) -> list[str]:
+    dirs = [*plan.include_dirs, _PACKAGE_HEADER_DIR, *_toolkit_include_dirs(), _NVRTC_SHIM_DIR]
+    return [f"-arch={arch}", *plan.options, *(f"-I{d}" for d in dirs)]
+
+
+def _compile_nvrtc(
+    source: str, nvrtc_options: list[str], target: str, keep: bool
+) -> tuple[bool, str, bytes]:
+    ok, log, ptx, cubin = _driver.nvrtc_compile(source, "kernel.cu", nvrtc_options)
+    binary = ptx if target == "ptx" or not cubin else cubin
+    if keep:
+        tmp = tempfile.mkdtemp(prefix="pycuda-compiler-")
+        print(f"*** compiler output in {tmp}")
+        files = {"kernel.cu": source.encode(), "kernel.log": log.encode()}
+        files["nvrtc-options.txt"] = ("\n".join(nvrtc_options) + "\n").encode()
+        if ok:
+            files["kernel.ptx"] = ptx
+            if cubin:
+                files["kernel.cubin"] = cubin
+        for name, data in files.items():
+            with open(os.path.join(tmp, name), "wb") as f:
+                f.write(data)
+    return ok, log, binary
+
+
+def _debugging() -> bool:
+    """pycuda.driver.set_debugging() or $CUDA_DEBUGGING (without importing pycuda.driver, which
+    a cache hit does not otherwise need)."""
+    driver = sys.modules.get("pycuda.driver")
+    if driver is None:
+        return bool(os.environ.get("CUDA_DEBUGGING"))
+    return bool(getattr(driver, "CUDA_DEBUGGING", False))
+
+
+_ARCH_OPTIONS = ("-arch", "--gpu-architecture", "-code", "--gpu-code")
+
+
+def _names_arch(options: Sequence[str]) -> bool:
+    return any(o.partition("=")[0] in _ARCH_OPTIONS for o in options)
+
+
+def compile(
+    source: str,
+    nvcc: str = "nvcc",
+    options: Sequence[str] | None = None,
+    keep: bool = False,
+    no_extern_c: bool = False,
+    arch: str | None = None,
+    code: str | None = None,
+    cache_dir: str | bool | None = None,
+    include_dirs: Iterable[str] = (),
+    target: str = "cubin",
+) -> bytes:
+    """Compile CUDA C ``source`` and return the ``target`` ("cubin", "ptx" or "fatbin") bytes.
+
+    ``options`` are nvcc options (default ``DEFAULT_NVCC_FLAGS``); ``arch`` defaults to the
+    current context's device (``sm_XY``). The source is wrapped in ``extern "C" { }`` unless
+    ``no_extern_c``. ``cache_dir=False`` bypasses the cache.
+
+        cubin = compile("__global__ void f(float *a) { a[0] = 1; }", arch="sm_90")
+    """
+    if target not in _TARGETS:
+        raise ValueError(f"target must be one of {_TARGETS}, got {target!r}")
+    options = list(DEFAULT_NVCC_FLAGS if options is None else options)
+    include_dirs = list(include_dirs or ())
+    if _debugging():
+        options += ["-g", "-G"]  # -G implies line info (ptxas warns if both)
+        keep, cache_dir = True, False
+    if not no_extern_c:
+        source = 'extern "C" {\n' + source + "\n}\n"
+    arch_defaulted = arch is None and code is None and not _names_arch(options)
+    if arch_defaulted:
+        # The device's architecture is part of what is compiled, so part of every key.
+        arch = _context_arch()
+    cache_dir = resolve_cache_dir(cache_dir)
+    memo_key = (source, tuple(options), arch, code, tuple(include_dirs), target, nvcc, cache_dir)
+    if not keep:
+        hit = _memo.get(memo_key)
+        if hit is not None and stamps_current(hit[1]):
+            return hit[0]
+    binary, stamps = _compile_or_load(
+        source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target, arch_defaulted
+    )
+    if not keep:
+        _memo[memo_key] = (binary, stamps)
+    return binary
+
+
+def _compile_or_load(
+    source: str,
+    nvcc: str,
+    options: list[str],
+    keep: bool,
+    arch: str | None,
+    code: str | None,
+    cache_dir: str | None,
+    include_dirs: list[str],
+    target: str,
+    arch_defaulted: bool,
+) -> tuple[bytes, list[tuple[str, int, int]]]:
+    """(binary, stamps of included user headers): from the disk cache, NVRTC or nvcc."""
+    why_nvcc = _why_nvcc(nvcc, target, options)
+    if why_nvcc is None:
+        plan = translate_options(options, arch, code)
+        plan.include_dirs = include_dirs + plan.include_dirs
+        try:
+            nvrtc_arch = _nvrtc_arch(plan, target)
+        except NvccOnly as exc:
+            why_nvcc = f"{exc} needs nvcc"
+    if why_nvcc is None:
+        result = _nvrtc_cached(source, plan, nvrtc_arch, target, keep, cache_dir, arch_defaulted)
+        if isinstance(result, tuple):
+            return result
+        # NVRTC could not open an #include or took no option: nvcc may manage. Its binary is
+        # also stored under the NVRTC key, so a later hit neither retries NVRTC nor runs
+        # `nvcc --version`.
+        binary, stamps = _nvcc_cached(
+            source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target
+        )
+        if not keep:
+            store(cache_dir or "", result, binary)
+        return binary, stamps
+    return _nvcc_cached(source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target)
+
+
+def _nvrtc_cached(
+    source: str,
+    plan: NvrtcPlan,
+    arch: str,
+    target: str,
+    keep: bool,
+    cache_dir: str | None,
+    arch_defaulted: bool,
+) -> tuple[bytes, list[tuple[str, int, int]]] | str:
+    """Compile with NVRTC through the cache: (binary, stamps), or the cache key when nvcc
+    should try instead."""
+    keep = keep or plan.keep
+    nv_opts = _nvrtc_options(plan, arch)
+    search = [*plan.include_dirs, _PACKAGE_HEADER_DIR]
+    key, stamps = cache_key(source, nv_opts, target, _nvrtc_identity(), search)
+    # With no cache directory the cache still lives in memory: a memo entry whose headers
+    # cannot be trusted by their stamps finds its binary here by content.
+    cache = None if keep else disk_cache(cache_dir or "")
+    if cache is not None:
+        hit = cache.get(key)
+        if hit is not None:
+            return hit, stamps
+    ok, log, binary = _compile_nvrtc(source, nv_opts, target, keep)
+    if not ok and arch_defaulted and "gpu-architecture" in log:
+        newer = _newest_nvrtc_arch_instead(arch)
+        if newer is not None:
+            ok, log, binary = _compile_nvrtc(source, _nvrtc_options(plan, newer), "ptx", keep)
+    if not ok:
+        # An #include NVRTC cannot open, or an option this NVRTC (an older 12.x) does not know:
+        # nvcc may manage.
+        nvcc_may = "cannot open source file" in log or "unrecognized option" in log
+        if nvcc_may and _find_nvcc("nvcc") is not None:
+            return key
+        from pycuda.driver import CompileError
+
+        raise CompileError(
+            "NVRTC compilation of kernel.cu failed",
+            command_line=["nvrtc", *nv_opts],
+            stderr=log,
+        )
+    _warn_compiler_output(log)
+    if cache is not None:
+        store(cache_dir or "", key, binary)
+    return binary, stamps
+
+
+def _nvcc_cached(
+    source: str,
+    nvcc: str,
+    options: list[str],
+    keep: bool,
+    arch: str | None,
+    code: str | None,
+    cache_dir: str | None,
+    include_dirs: list[str],
+    target: str,
+) -> tuple[bytes, list[tuple[str, int, int]]]:
+    """Compile with the nvcc process through the cache (options as the original passed them)."""
+    from pycuda.driver import CompileError
+
+    if _find_nvcc(nvcc) is None:
+        raise CompileError(
+            f"cannot compile with NVRTC ({_why_nvcc(nvcc, target, options) or 'an #include'}"
+            f" needs nvcc), and {nvcc} was not found on PATH, in $CUDA_HOME/bin or "
+            "/usr/local/cuda/bin"
+        )
+    nvcc_options = list(options)
+    if arch is not None:
+        nvcc_options += ["-arch", arch]
+    if code is not None:
+        nvcc_options += ["-code", code]
+    # nvcc runs in a temporary directory: relative include dirs are the caller's.
+    nvcc_options += [f"-I{os.path.abspath(d)}" for d in [*include_dirs, _PACKAGE_HEADER_DIR]]
+    stamps = [] if keep else cache_key(source, [], target, "", include_dirs_in(nvcc_options))[1]
+    binary = compile_plain(source, nvcc_options, keep, nvcc, None if keep else cache_dir, target)
+    return binary, stamps
+
+
+# ---------------------------------------------------------------------------------------------
+# Modules
+
+
+class CudaModule:
+    """Base of the module classes: a loaded module's functions, globals, texrefs, surfrefs."""
+
+    module: Any
+
+    def _bind_module(self) -> None:
+        # Direct attributes for the common look-ups; __getattr__ covers the rest.
+        for name in ("get_global", "get_texref", "get_surfref"):
+            if hasattr(self.module, name):
+                setattr(self, name, getattr(self.module, name))
+
+    def get_function(self, name: str) -> Any:
+        """The kernel ``name`` (a ``pycuda.driver.Function``)."""
+        return self.module.get_function(name)
+
+    def __getattr__(self, name: str) -> Any:
+        # Anything else the driver's Module offers (get_surfref, ...), without copying it.
+        if name == "module":
+            raise AttributeError(name)
+        return getattr(self.module, name)
+
+    def _check_arch(self, arch: str | None) -> None:
+        if arch is None:
+            return
+        try:
+            from pycuda.driver import Context
+
+            cap = Context.get_device().compute_capability()
+            digits = "".join(ch for ch in arch.split("_", 1)[-1] if ch.isdigit())
+            if digits and tuple(map(int, (digits[:-1], digits[-1]))) > tuple(cap):
+                warnings.warn(
+                    f"trying to compile for a compute capability higher than the device's "
+                    f"({arch} > sm_{cap[0]}{cap[1]})",
+                    stacklevel=3,
+                )
+        except Exception:  # no context: nothing to compare with
+            pass
+
+
+class SourceModule(CudaModule):
+    """CUDA C source compiled (NVRTC, cached) and loaded into the current context.
+
+    mod = SourceModule("__global__ void f(float *a) { a[threadIdx.x] *= 2; }")
+    f = mod.get_function("f")
+    """
+
+    def __init__(
+        self,
+        source: str,
+        nvcc: str = "nvcc",
+        options: Sequence[str] | None = None,
+        keep: bool = False,
+        no_extern_c: bool = False,
+        arch: str | None = None,
+        code: str | None = None,
+        cache_dir: str | bool | None = None,
+        include_dirs: Iterable[str] = (),
+    ) -> None:
+        from pycuda import driver
+
+        self._check_arch(arch)
+        cubin = compile(
+            source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs
+        )
+        self.module = driver.module_from_buffer(cubin)
+        self._bind_module()
+
+
+@functools.cache
+def _find_library(libname: str, cuda_libdir: str | None) -> str:
+    names = [f"lib{libname}.a", f"{libname}.lib"]
+    dirs = []
+    if cuda_libdir:
+        dirs.append(cuda_libdir)
+    for var in ("CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"):
+        if os.environ.get(var):
+            dirs += [os.path.join(os.environ[var], d) for d in ("lib64", "lib", "lib/x64")]
+    dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+    dirs.append("/usr/lib/x86_64-linux-gnu")
+    for inc in _toolkit_include_dirs()[:1]:
+        dirs.append(os.path.join(os.path.dirname(inc), "lib64"))
+    nvcc = _find_nvcc("nvcc")
+    if nvcc:
+        dirs.append(os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "lib64"))
+    dirs.append("/usr/local/cuda/lib64")
+    for d in dirs:
+        for n in names:
+            if os.path.isfile(os.path.join(d, n)):
+                return os.path.join(d, n)
+    raise OSError(f"lib{libname}.a not found; looked in {', '.join(dirs)} (pass cuda_libdir=)")
+
+
+class DynamicModule(CudaModule):
+    """A module linked from several pieces (sources, PTX, cubins, libraries) by the driver.
+
+    mod = DynamicModule().add_source(src, nvcc_options=["-rdc=true"]).add_stdlib("cudadevrt")
+    mod.link()
+    """
+
+    def __init__(
+        self,
+        nvcc: str = "nvcc",
+        link_options: Any = None,
+        keep: bool = False,
+        no_extern_c: bool = False,
+        arch: str | None = None,
+        code: str | None = None,
+        cache_dir: str | bool | None = None,
+        include_dirs: Iterable[str] = (),
+        message_handler: Any = None,
+        log_verbose: bool = False,
+        cuda_libdir: str | None = None,
+    ) -> None:
+        from pycuda import driver
+
+        self.nvcc, self.keep, self.no_extern_c = nvcc, keep, no_extern_c
+        self.arch, self.code, self.cache_dir = arch, code, cache_dir
+        self.include_dirs = list(include_dirs or ())
+        self.cuda_libdir = cuda_libdir
+        self.libdir = None
+        self._check_arch(arch)
+        if driver.Context.get_current() is not None:
+            major, minor = driver.Context.get_device().compute_capability()
+            if (major, minor) < (3, 5):
+                raise driver.LogicError("DynamicModule needs compute capability 3.5 or higher")
+        self.linker = driver.Linker(message_handler, link_options, log_verbose)
+        self.module = None
+
+    def add_source(
+        self, source: str, nvcc_options: Sequence[str] | None = None, name: str = "kernel.ptx"
+    ) -> DynamicModule:
+        """Compile ``source`` to PTX and add it to the link."""
+        from pycuda import driver
+
+        ptx = compile(
+            source, nvcc=self.nvcc, options=nvcc_options, keep=self.keep,
+            no_extern_c=self.no_extern_c, arch=self.arch, code=self.code,
+            cache_dir=self.cache_dir, include_dirs=self.include_dirs, target="ptx",
+        )  # fmt: skip
+        # The linker reads PTX as a C string: hand it the terminator NVRTC counts in its size.
+        self.linker.add_data(ptx + b"\0", driver.jit_input_type.PTX, name)
+        return self
+
+    def add_data(self, data: bytes, input_type: int, name: str = "unknown") -> DynamicModule:
+        self.linker.add_data(data, input_type, name)
+        return self
+
+    def add_file(self, filename: str, input_type: int) -> DynamicModule:
+        self.linker.add_file(filename, input_type)
+        return self
+
+    def add_stdlib(self, libname: str) -> DynamicModule:
+        """Add the toolkit library ``lib<libname>.a`` (e.g. "cudadevrt") to the link."""
+        from pycuda import driver
+
+        path = _find_library(libname, self.cuda_libdir)
+        self.libdir = os.path.dirname(path)
+        self.linker.add_file(path, driver.jit_input_type.LIBRARY)
+        return self
+
+    def link(self) -> DynamicModule:
+        """Link everything added into a loaded module."""
+        self.module = self.linker.link_module()
+        self.linker = None
+        self._bind_module()
+        return self
+
+
+class DynamicSourceModule(DynamicModule):
+    """A SourceModule with relocatable device code, linked with cudadevrt: kernels may launch
+    kernels (dynamic parallelism)."""
+
+    def __init__(
+        self,
+        source: str,
+        nvcc: str = "nvcc",
+        options: Sequence[str] | None = None,
+        keep: bool = False,
+        no_extern_c: bool = False,
+        arch: str | None = None,
+        code: str | None = None,
+        cache_dir: str | bool | None = None,
+        include_dirs: Iterable[str] = (),
+        cuda_libdir: str | None = None,
+    ) -> None:
+        super().__init__(
+            nvcc=nvcc, link_options=None, keep=keep, no_extern_c=no_extern_c, arch=arch,
+            code=code, cache_dir=cache_dir, include_dirs=include_dirs, message_handler=None,
+            log_verbose=False, cuda_libdir=cuda_libdir,
+        )  # fmt: skip
+        options = list(DEFAULT_NVCC_FLAGS if options is None else options)
+        options += ["-rdc=true", "-lcudadevrt"]
+        self.add_source(source, nvcc_options=options)
+        self.add_stdlib("cudadevrt")
+        self.link()
