@@ -1,4 +1,4 @@
-"""Broadcasting: the common shape of several operands and each operand's strides in it (NumPy's rules)."""
+"""Broadcasting (NumPy's rules): the common shape of operands, and each operand's strides in it."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def broadcast_strides(
             f"cannot broadcast {_shape_text(shape)} to {_shape_text(target)}"
         )
     result = [0] * len(target)
-    for axis, (n, s) in enumerate(zip(shape, strides), start=lead):
+    for axis, (n, s) in enumerate(zip(shape, strides, strict=True), start=lead):
         if n == target[axis]:
             result[axis] = s
         elif n != 1:

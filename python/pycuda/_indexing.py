@@ -203,7 +203,7 @@ def normalize_index(index: int, axis: int, length: int) -> int:
 
 
 def check_index_bounds(values: np.ndarray, axis: int, length: int) -> None:
-    """Raise NumPy's :exc:`IndexError` if any integer in ``values`` is outside ``[-length, length)``."""
+    """Raise NumPy's :exc:`IndexError` if an integer of ``values`` is outside [-length, length)."""
     values = np.asarray(values)
     bad = (values < -length) | (values >= length)
     if bad.any():
@@ -212,7 +212,7 @@ def check_index_bounds(values: np.ndarray, axis: int, length: int) -> None:
 
 def check_mask_shape(mask_shape: Sequence[int], lengths: Sequence[int], axis: int) -> None:
     """Raise NumPy's :exc:`IndexError` unless a boolean mask matches the axes it indexes."""
-    for k, (m, n) in enumerate(zip(mask_shape, lengths)):
+    for k, (m, n) in enumerate(zip(mask_shape, lengths, strict=True)):
         if m != n:
             raise IndexError(
                 f"boolean index did not match indexed array along axis {axis + k}; size of axis "

@@ -1,4 +1,4 @@
-"""Shapes, strides and contiguity flags of strided arrays: the layout rules GPUArray shares with NumPy.
+"""Shapes, strides and contiguity flags: the layout rules GPUArray shares with NumPy.
 
 Everything here is arithmetic on tuples of Python ints (shapes in elements, strides in bytes) so
 that it runs, and is tested against NumPy, without a GPU.
@@ -148,8 +148,8 @@ def span_bytes(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> t
     """
     if 0 in shape:
         return (0, 0)
-    low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
-    high = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+    low = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s > 0)
     return (low, high + itemsize)
 
 

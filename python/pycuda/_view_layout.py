@@ -24,7 +24,7 @@ from pycuda._shape import (
 
 
 def _shape_text(dims: Sequence[int]) -> str:
-    """A requested shape as NumPy's reshape errors print it: leading -1 dropped, others 'newaxis'."""
+    """A requested shape as NumPy's reshape errors print it: -1 printed as 'newaxis'."""
     first = 0
     while first < len(dims) and dims[first] < 0:
         first += 1
@@ -68,7 +68,7 @@ def _nocopy_strides(
     contiguous run (in ``order``), and its new axes then take strides inside that run. This is
     NumPy's rule, size-1 axes included, so the strides match NumPy's exactly.
     """
-    kept = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    kept = [(n, s) for n, s in zip(shape, strides, strict=True) if n != 1]
     olddims = [n for n, _ in kept]
     oldstrides = [s for _, s in kept]
     newdims = list(newshape)
