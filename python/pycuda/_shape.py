@@ -78,6 +78,18 @@ def contiguous_strides(shape: Sequence[int], itemsize: int, order: str = "C") ->
     return tuple(strides)
 
 
+def new_array_strides(shape: Sequence[int], itemsize: int, order: str = "C") -> Strides:
+    """Byte strides of a new array, as ``numpy.empty(shape, order=order)`` gives them.
+
+    These are :func:`contiguous_strides`, except that NumPy 2 gives an empty new array all-zero
+    strides (its reshape and slices keep the regular ones).
+    """
+    if 0 in shape:
+        normalize_order(order)
+        return (0,) * len(shape)
+    return contiguous_strides(shape, itemsize, order)
+
+
 def _is_contiguous(shape: Sequence[int], strides: Sequence[int], itemsize: int, axes) -> bool:
     # NumPy's rule: empty arrays are contiguous, and axes of length 1 may have any stride.
     if 0 in shape:

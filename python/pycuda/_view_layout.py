@@ -41,9 +41,8 @@ def reshape_args(args: tuple[Any, ...]) -> tuple[int, ...]:
 
 def resolve_shape(size: int, newshape: Sequence[int]) -> Shape:
     """Replace the one -1 of ``newshape`` so it holds ``size`` elements, with NumPy's errors."""
+    # NumPy takes any negative entry as the unknown one.
     unknown = [i for i, d in enumerate(newshape) if d < 0]
-    if any(newshape[i] != -1 for i in unknown):
-        raise ValueError("negative dimensions not allowed")
     if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension")
     known = prod(d for d in newshape if d >= 0)
@@ -128,9 +127,9 @@ def reshape_layout(
     elements cannot be read in ``order`` as the new shape through strides alone).
     """
     order = normalize_order(order)
+    if tuple(newshape) == tuple(shape):
+        return tuple(shape), tuple(strides)  # NumPy returns a plain view, strides untouched
     resolved = resolve_shape(prod(shape), newshape)
-    if resolved == tuple(shape):
-        return resolved, tuple(strides)  # NumPy returns a plain view, strides untouched
     contiguous = is_c_contiguous if order == "C" else is_f_contiguous
     if contiguous(shape, strides, itemsize):
         return resolved, contiguous_strides(resolved, itemsize, order)
@@ -140,7 +139,15 @@ def reshape_layout(
 def ravel_layout(
     shape: Sequence[int], strides: Sequence[int], itemsize: int, order: str = "C"
 ) -> tuple[Shape, Strides | None]:
-    """Layout of ``ravel(order)``: a 1-D view when one exists, strides None when a copy is due."""
+    """Layout of ``ravel(order)``; strides None when NumPy copies.
+
+    NumPy's ravel makes a view only of an array contiguous in ``order``: a strided 1-D array is
+    copied, although ``reshape(-1)`` of it would be a view.
+    """
+    order = normalize_order(order)
+    contiguous = is_c_contiguous if order == "C" else is_f_contiguous
+    if not contiguous(shape, strides, itemsize):
+        return (prod(shape),), None
     return reshape_layout(shape, strides, itemsize, (prod(shape),), order)
 
 
