@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pycuda._shape import Shape, Strides
 
 
-def _shape_text(shape: Sequence[int]) -> str:
+def shape_text(shape: Sequence[int]) -> str:
     """A shape as NumPy's broadcast errors print it: no spaces, ``(4,)`` for one dimension."""
     return "(" + ",".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
@@ -26,7 +26,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
             if n == result[axis] or n == 1:
                 continue
             if result[axis] != 1:
-                listed = " ".join(_shape_text(s) for s in shapes)
+                listed = " ".join(shape_text(s) for s in shapes)
                 raise ValueError(f"operands could not be broadcast together with shapes {listed}")
             result[axis] = n
     return tuple(result)
@@ -44,7 +44,7 @@ def broadcast_strides(
     if lead < 0:
         raise ValueError(
             f"input operand has more dimensions than allowed by the axis remapping: "
-            f"cannot broadcast {_shape_text(shape)} to {_shape_text(target)}"
+            f"cannot broadcast {shape_text(shape)} to {shape_text(target)}"
         )
     result = [0] * len(target)
     for axis, (n, s) in enumerate(zip(shape, strides, strict=True), start=lead):
@@ -52,7 +52,7 @@ def broadcast_strides(
             result[axis] = s
         elif n != 1:
             raise ValueError(
-                f"cannot broadcast an operand of shape {_shape_text(shape)} "
-                f"to shape {_shape_text(target)}"
+                f"cannot broadcast an operand of shape {shape_text(shape)} "
+                f"to shape {shape_text(target)}"
             )
     return tuple(result)

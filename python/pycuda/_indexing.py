@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from pycuda._broadcast import broadcast_shapes
+from pycuda._broadcast import broadcast_shapes, shape_text
 from pycuda._shape import Shape, Strides
 
 _INVALID = (
@@ -118,8 +118,10 @@ def _expand(key: Any, ndim: int) -> list[tuple[str, Any]]:
         )
     fill = [("slice", slice(None))] * (ndim - used)
     if ellipses:
-        at = ellipses[0]
-        return items[:at] + fill + items[at + 1 :]
+        # The Ellipsis stays as a marker: even when it stands for no axis, NumPy counts it as
+        # separating the advanced indices on either side.
+        at = ellipses[0] + 1
+        return items[:at] + fill + items[at:]
     return items + fill
 
 
@@ -147,6 +149,8 @@ def index_plan(
     positions: list[int] = []  # key positions of advanced items (ints too, for adjacency)
     insert_at = None
     for pos, (kind, value) in enumerate(items):
+        if kind == "ellipsis":
+            continue
         if kind == "newaxis":
             out_shape.append(1)
             out_strides.append(0)
@@ -183,7 +187,15 @@ def index_plan(
         axis += width
     if not advanced:
         return IndexPlan(offset, tuple(out_shape), tuple(out_strides))
-    index_shape = broadcast_shapes(*(a.shape for a in advanced))
+    shapes = [a.shape for a in advanced]
+    try:
+        index_shape = broadcast_shapes(*shapes)
+    except ValueError:
+        # NumPy lists a mask once per axis it covers (as the coordinate arrays of its nonzero).
+        listed = " ".join(shape_text(a.shape) for a in advanced for _ in range(len(a.axes) or 1))
+        raise IndexError(
+            f"shape mismatch: indexing arrays could not be broadcast together with shapes {listed}"
+        ) from None
     adjacent = positions == list(range(positions[0], positions[0] + len(positions)))
     return IndexPlan(
         offset,
@@ -211,9 +223,12 @@ def check_index_bounds(values: np.ndarray, axis: int, length: int) -> None:
 
 
 def check_mask_shape(mask_shape: Sequence[int], lengths: Sequence[int], axis: int) -> None:
-    """Raise NumPy's :exc:`IndexError` unless a boolean mask matches the axes it indexes."""
+    """Raise NumPy's :exc:`IndexError` unless a boolean mask matches the axes it indexes.
+
+    As in NumPy, a mask axis of length 0 is accepted against any length (it selects nothing).
+    """
     for k, (m, n) in enumerate(zip(mask_shape, lengths, strict=True)):
-        if m != n:
+        if m not in (n, 0):
             raise IndexError(
                 f"boolean index did not match indexed array along axis {axis + k}; size of axis "
                 f"is {n} but size of corresponding boolean axis is {m}"
