@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from pycuda._dtype_rules import (
+    BFLOAT16,
     BINARY_OPS,
     SUPPORTED_DTYPES,
     binary_op_dtypes,
@@ -64,6 +65,8 @@ def test_array_weak_scalar_matches_numpy(op):
             expected, got = numpy_outcome(op, *args), our_outcome(op, *ours)
             if op == "power" and isinstance(expected, type) and value == 2**64:
                 continue  # NumPy fails converting the exponent; we report an overflow too
+            if dtype == BFLOAT16 and isinstance(value, int) and abs(value) >= 2**63:
+                continue  # ml_dtypes cannot convert such ints (TypeError); we give bfloat16
             assert same(expected, got), (op, dtype, value, left, expected, got)
 
 

@@ -25,7 +25,19 @@ EXTREMA = ("maximum", "minimum")
 BINARY_OPS = ARITHMETIC + COMPARISON + BITWISE + EXTREMA
 UNARY_OPS = ("negative", "positive", "absolute", "invert", "logical_not", "float_function")
 
-# The dtypes GPUArray supports (bfloat16 is added by pycuda._c_types when ml_dtypes is present).
+
+def _bfloat16() -> np.dtype | None:
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+BFLOAT16 = _bfloat16()
+"""``ml_dtypes.bfloat16`` as a dtype, or None when ml_dtypes is not installed."""
+
+# The dtypes GPUArray supports; bfloat16 comes last, where ml_dtypes is installed.
 SUPPORTED_DTYPES = tuple(
     np.dtype(t)
     for t in (
@@ -33,6 +45,12 @@ SUPPORTED_DTYPES = tuple(
         np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
     )
 )  # fmt: skip
+SUPPORTED_DTYPES += (BFLOAT16,) if BFLOAT16 is not None else ()
+
+
+def kind_of(dtype: np.dtype) -> str:
+    """NumPy's kind letter of ``dtype``, with bfloat16 (an ml_dtypes 'V' type) counted as 'f'."""
+    return "f" if dtype == BFLOAT16 and BFLOAT16 is not None else dtype.kind
 
 
 def _not_supported(op: str) -> TypeError:
@@ -55,7 +73,10 @@ def _strong_dtype(operand: Operand) -> np.dtype:
 
 def _weak_with(value: bool | int | float | complex, dtype: np.dtype, op: str) -> np.dtype:
     """The dtype a weak Python scalar and an array of ``dtype`` promote to."""
-    kind = dtype.kind
+    kind = kind_of(dtype)
+    if dtype == BFLOAT16 and not isinstance(value, int):
+        # ml_dtypes promotes bfloat16 with a Python float to float32, with complex to complex64.
+        return np.dtype(np.complex64 if isinstance(value, complex) else np.float32)
     if isinstance(value, bool):
         return dtype
     if isinstance(value, int):
@@ -91,7 +112,18 @@ def promote(a: Operand, b: Operand, op: str = "add") -> np.dtype:
         return _weak_with(a, _strong_dtype(b), op)
     if is_weak(b):
         return _weak_with(b, _strong_dtype(a), op)
-    return np.promote_types(_strong_dtype(a), _strong_dtype(b))
+    return _promote_strong(_strong_dtype(a), _strong_dtype(b))
+
+
+def _promote_strong(a: np.dtype, b: np.dtype) -> np.dtype:
+    if BFLOAT16 is None or BFLOAT16 not in (a, b):
+        return np.promote_types(a, b)
+    # ml_dtypes' ufunc loops take the first of these that both operands cast to safely (NumPy's
+    # promote_types refuses e.g. int16 with bfloat16, but the ufuncs compute it in float32).
+    for candidate in (BFLOAT16, np.float32, np.float64, np.complex64, np.complex128):
+        if np.can_cast(a, candidate) and np.can_cast(b, candidate):
+            return np.dtype(candidate)
+    raise TypeError(f"no common dtype for {a} and {b}")
 
 
 def binary_op_dtypes(op: str, a: Operand, b: Operand) -> tuple[np.dtype, np.dtype]:
@@ -107,7 +139,7 @@ def binary_op_dtypes(op: str, a: Operand, b: Operand) -> tuple[np.dtype, np.dtyp
     if op not in BINARY_OPS:
         raise ValueError(f"unknown binary operation {op!r}; expected one of {BINARY_OPS}")
     dtype = promote(a, b, op)
-    kind = dtype.kind
+    kind = kind_of(dtype)
     if op in COMPARISON:
         return dtype, _BOOL
     if op == "subtract" and kind == "b":
@@ -145,7 +177,7 @@ def unary_result_dtype(op: str, dtype: Any) -> np.dtype:
     as NumPy's loops do: int8 -> float16, int32 -> float64).
     """
     dtype = np.dtype(dtype)
-    kind = dtype.kind
+    kind = kind_of(dtype)
     if op == "negative" and kind == "b":
         raise TypeError(
             "The numpy boolean negative, the `-` operator, is not supported, use the `~` "
