@@ -1,10 +1,13 @@
 """Tests for pycuda._view_layout: reshape (view or copy), ravel, transpose, squeeze vs NumPy."""
 
+import re
+
 import numpy as np
 import pytest
 from layout_helpers import random_view
 
 from pycuda._view_layout import (
+    dtype_view_layout,
     normalize_axis,
     ravel_layout,
     reshape_args,
@@ -143,3 +146,23 @@ def test_squeeze_errors():
     with pytest.raises(np.exceptions.AxisError):
         squeeze_layout((2, 1), (8, 8), 2)
     assert normalize_axis(-1, 3) == 2
+
+
+def test_dtype_view_matches_numpy():
+    rng = np.random.default_rng(14)
+    kinds = [np.int8, np.int16, np.float32, np.float64, np.complex128]
+    views = errors = 0
+    for _ in range(3000):
+        _, view = random_view(rng, 3, dtype=kinds[int(rng.integers(0, len(kinds)))])
+        new = np.dtype(kinds[int(rng.integers(0, len(kinds)))])
+        try:
+            expected = view.view(new)
+        except ValueError as exc:
+            with pytest.raises(ValueError, match=re.escape(str(exc))):
+                dtype_view_layout(view.shape, view.strides, view.itemsize, new.itemsize)
+            errors += 1
+            continue
+        got = dtype_view_layout(view.shape, view.strides, view.itemsize, new.itemsize)
+        assert got == (expected.shape, expected.strides), (view.shape, view.strides, new)
+        views += 1
+    assert views > 300 and errors > 300

@@ -191,3 +191,39 @@ def squeeze_layout(
             raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
     keep = [a for a in range(ndim) if a not in drop]
     return tuple(shape[a] for a in keep), tuple(strides[a] for a in keep)
+
+
+def dtype_view_layout(
+    shape: Sequence[int], strides: Sequence[int], itemsize: int, new_itemsize: int
+) -> tuple[Shape, Strides]:
+    """Layout of ``view(dtype)`` with elements of ``new_itemsize`` bytes, by NumPy's rules.
+
+    A different element size reinterprets the last axis, which must then be contiguous: its
+    length is scaled by ``itemsize / new_itemsize`` and its stride becomes ``new_itemsize``.
+    """
+    if new_itemsize == itemsize:
+        return tuple(shape), tuple(strides)
+    if not shape:
+        raise ValueError(
+            "Changing the dtype of a 0d array is only supported if the itemsize is unchanged"
+        )
+    last = len(shape) - 1
+    if shape[last] != 1 and prod(shape) != 0 and strides[last] != itemsize:
+        raise ValueError(
+            "To change to a dtype of a different size, the last axis must be contiguous"
+        )
+    if new_itemsize < itemsize:
+        if new_itemsize == 0 or itemsize % new_itemsize:
+            raise ValueError(
+                "When changing to a smaller dtype, its size must be a divisor of the size of "
+                "original dtype"
+            )
+        length = shape[last] * (itemsize // new_itemsize)
+    else:
+        if shape[last] * itemsize % new_itemsize:
+            raise ValueError(
+                "When changing to a larger dtype, its size must be a divisor of the total size "
+                "in bytes of the last axis of the array."
+            )
+        length = shape[last] * itemsize // new_itemsize
+    return tuple(shape[:last]) + (length,), tuple(strides[:last]) + (new_itemsize,)
