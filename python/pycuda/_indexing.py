@@ -74,8 +74,15 @@ class IndexPlan:
         return self.shape[:at] + self.index_shape + self.shape[at:]
 
 
-def _classify(item: Any) -> tuple[str, Any]:
-    """Kind of one key item: int, slice, newaxis, ellipsis, array or mask (with the value)."""
+def classify_index_item(item: Any) -> tuple[str, Any]:
+    """The kind of one item of an indexing key, and its value in a normalized form.
+
+    Kinds: ``int`` (Python and NumPy integers, 0-d integer arrays; value an int), ``slice``,
+    ``newaxis``, ``ellipsis``, ``array`` (an integer array of dimension >= 1; lists become NumPy
+    arrays) and ``mask`` (a boolean array, or a Python/NumPy bool as a 0-d mask). Device arrays
+    are classified by their ``dtype`` and ``shape`` and returned as they are. Anything else
+    raises NumPy's :exc:`IndexError`.
+    """
     if item is None:
         return "newaxis", None
     if item is Ellipsis:
@@ -104,7 +111,7 @@ def _classify(item: Any) -> tuple[str, Any]:
 
 def _expand(key: Any, ndim: int) -> list[tuple[str, Any]]:
     """Classify the items of ``key`` and replace its Ellipsis (or the end) by full slices."""
-    items = [_classify(k) for k in (key if isinstance(key, tuple) else (key,))]
+    items = [classify_index_item(k) for k in (key if isinstance(key, tuple) else (key,))]
     ellipses = [i for i, (kind, _) in enumerate(items) if kind == "ellipsis"]
     if len(ellipses) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")

@@ -7,7 +7,7 @@ that it runs, and is tested against NumPy, without a GPU.
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from math import prod
 from typing import Any
@@ -90,7 +90,9 @@ def new_array_strides(shape: Sequence[int], itemsize: int, order: str = "C") -> 
     return contiguous_strides(shape, itemsize, order)
 
 
-def _is_contiguous(shape: Sequence[int], strides: Sequence[int], itemsize: int, axes) -> bool:
+def _is_contiguous(
+    shape: Sequence[int], strides: Sequence[int], itemsize: int, axes: Iterable[int]
+) -> bool:
     # NumPy's rule: empty arrays are contiguous, and axes of length 1 may have any stride.
     if 0 in shape:
         return True

@@ -22,6 +22,9 @@ from pycuda._shape import (
     normalize_order,
 )
 
+# numpy.exceptions is NumPy >= 1.25; older versions have AxisError at the top level.
+AxisError = getattr(np, "exceptions", np).AxisError
+
 
 def _shape_text(dims: Sequence[int]) -> str:
     """A requested shape as NumPy's reshape errors print it: -1 printed as 'newaxis'."""
@@ -155,7 +158,7 @@ def normalize_axis(axis: Any, ndim: int) -> int:
     """An axis number in ``range(ndim)``, negatives counted from the end (NumPy's AxisError)."""
     value = _as_index(axis, "axes")
     if not -ndim <= value < ndim:
-        raise np.exceptions.AxisError(value, ndim)
+        raise AxisError(value, ndim)
     return value % ndim
 
 
