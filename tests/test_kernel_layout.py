@@ -4,7 +4,7 @@ import numpy as np
 from layout_helpers import byte_offset, random_view
 
 from pycuda._broadcast import broadcast_shapes, broadcast_strides
-from pycuda._kernel_layout import kernel_layout
+from pycuda._kernel_layout import kernel_layout, vector_width
 
 
 def element_tuples(views):
@@ -95,3 +95,23 @@ def test_degenerate_shapes():
     assert kernel_layout((1, 1), [(4, 4), (0, 0)], [4, 8]).strides == ((4,), (8,))
     empty = kernel_layout((3, 0), [(0, 4), (8, 8)], [4, 8])
     assert empty.shape == (0,) and empty.contiguous
+
+
+def test_vector_width():
+    assert vector_width(4, [0, 256, 1024]) == 4  # float4
+    assert vector_width(4, [0, 8]) == 2
+    assert vector_width(4, [0, 4]) == 1
+    assert vector_width(8, [16, 32]) == 2  # double2
+    assert vector_width(16, [0]) == 1  # complex128 is already 16 bytes
+    assert vector_width(2, [0, 64]) == 8  # eight halves
+    assert vector_width(1, [0], max_bytes=4) == 4
+    assert vector_width(12, [0, 48]) == 1  # float3 is not a power of two
+    assert vector_width(4, []) == 4
+    rng = np.random.default_rng(31)
+    for _ in range(500):
+        itemsize = int(rng.choice([1, 2, 4, 8, 16]))
+        addresses = [int(a) * itemsize for a in rng.integers(0, 64, 3)]
+        w = vector_width(itemsize, addresses)
+        assert w * itemsize <= 16 and all(a % (w * itemsize) == 0 for a in addresses)
+        if w * itemsize < 16:
+            assert not all(a % (2 * w * itemsize) == 0 for a in addresses)

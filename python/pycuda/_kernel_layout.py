@@ -79,3 +79,21 @@ def kernel_layout(
     strides = tuple(tuple(column[k] for _, column in merged) for k in range(count))
     contiguous = len(merged) == 1 and all(strides[k][0] == itemsizes[k] for k in range(count))
     return KernelLayout(out_shape, strides, tuple(offsets), contiguous)
+
+
+def vector_width(itemsize: int, addresses: Sequence[int], max_bytes: int = 16) -> int:
+    """Elements per wide load/store on the flat path: 1, 2, 4, ... with all addresses aligned.
+
+    The widest ``w`` such that ``w * itemsize`` is a power of two of at most ``max_bytes`` bytes
+    (16: ``float4``, ``double2``) and every operand address is a multiple of it.
+    """
+    if itemsize <= 0 or max_bytes <= 0:
+        raise ValueError("itemsize and max_bytes must be positive")
+    if itemsize & (itemsize - 1) or any(address % itemsize for address in addresses):
+        return 1  # not a power of two (float3), or a misaligned operand: scalar accesses
+    width = 1
+    while 2 * width * itemsize <= max_bytes and all(
+        address % (2 * width * itemsize) == 0 for address in addresses
+    ):
+        width *= 2
+    return width
