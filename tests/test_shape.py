@@ -8,6 +8,7 @@ from pycuda._shape import (
     ArrayFlags,
     compact_strides,
     contiguous_strides,
+    like_strides,
     new_array_strides,
     normalize_order,
     normalize_shape,
@@ -126,3 +127,15 @@ def test_span_bytes_and_size():
         assert (low, high) == (positions.min() - positions[0], positions.max() - positions[0] + 8)
         assert size_of(view.shape) == view.size
     assert span_bytes((3, 0), (8, 8), 8) == (0, 0)
+
+
+def test_like_strides_match_empty_like():
+    rng = np.random.default_rng(5)
+    for _ in range(3000):
+        _, view = random_view(rng, 4)
+        for order in "CFAK":
+            expected = np.empty_like(view, order=order).strides
+            got = like_strides(view.shape, view.strides, view.itemsize, order)
+            assert got == expected, (view.shape, view.strides, order)
+    with pytest.raises(ValueError, match="order must be one of"):
+        like_strides((2,), (8,), 8, "X")

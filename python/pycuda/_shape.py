@@ -170,3 +170,27 @@ def span_bytes(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> t
 def size_of(shape: Sequence[int]) -> int:
     """Number of elements of ``shape`` (1 for the 0-d shape)."""
     return prod(shape)
+
+
+def like_strides(
+    shape: Sequence[int], strides: Sequence[int], itemsize: int, order: str = "K"
+) -> Strides:
+    """Strides of ``empty_like(a, order=order)`` for an array ``a`` of this layout.
+
+    ``C``/``F`` give those orders; ``A`` gives F when ``a`` is Fortran- but not C-contiguous,
+    else C; ``K`` keeps ``a``'s axis order (:func:`compact_strides`).
+    """
+    order = normalize_order(order, "CFAK")
+    if order == "A":
+        fortran = is_f_contiguous(shape, strides, itemsize) and not is_c_contiguous(
+            shape, strides, itemsize
+        )
+        order = "F" if fortran else "C"
+    if order == "K":
+        if is_c_contiguous(shape, strides, itemsize):
+            order = "C"
+        elif is_f_contiguous(shape, strides, itemsize):
+            order = "F"
+        else:
+            return compact_strides(shape, strides, itemsize)
+    return new_array_strides(shape, itemsize, order)
