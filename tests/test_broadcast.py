@@ -1,10 +1,12 @@
 """Tests for pycuda._broadcast: broadcast shapes and strides against NumPy."""
 
+import re
+
 import numpy as np
 import pytest
 from layout_helpers import random_view
 
-from pycuda._broadcast import broadcast_shapes, broadcast_strides
+from pycuda._broadcast import assignment_strides, broadcast_shapes, broadcast_strides
 
 
 def random_broadcastable(rng, target):
@@ -68,3 +70,27 @@ def test_broadcast_strides_errors():
     with pytest.raises(ValueError, match="more dimensions"):
         broadcast_strides((2, 3), (24, 8), (3,))
     assert broadcast_strides((3, 1), (8, 8), (2, 3, 5)) == (0, 8, 0)
+
+
+def test_assignment_strides_follow_numpy_setitem():
+    rng = np.random.default_rng(23)
+    accepted = refused = 0
+    for _ in range(2000):
+        target = tuple(int(n) for n in rng.integers(0, 4, int(rng.integers(0, 4))))
+        value_shape = (1,) * int(rng.integers(0, 2)) + random_broadcastable(rng, target)
+        if rng.random() < 0.3:
+            value_shape = tuple(int(n) for n in rng.integers(0, 4, int(rng.integers(0, 4))))
+        value = np.arange(int(np.prod(value_shape)), dtype=np.float64).reshape(value_shape)
+        dest = np.zeros(target)
+        try:
+            dest[...] = value
+        except ValueError as exc:
+            with pytest.raises(ValueError, match=re.escape(str(exc))):
+                assignment_strides(value.shape, value.strides, target)
+            refused += 1
+            continue
+        strides = assignment_strides(value.shape, value.strides, target)
+        got = np.lib.stride_tricks.as_strided(value, target, strides)
+        assert np.array_equal(got, dest), (value_shape, target)
+        accepted += 1
+    assert accepted > 500 and refused > 100

@@ -56,3 +56,24 @@ def broadcast_strides(
                 f"to shape {shape_text(target)}"
             )
     return tuple(result)
+
+
+def assignment_strides(
+    shape: Sequence[int], strides: Sequence[int], target: Sequence[int]
+) -> Strides:
+    """Strides that read a value of ``shape``/``strides`` for ``a[key] = value`` into ``target``.
+
+    As :func:`broadcast_strides`, but, as NumPy allows in assignments, the value may have extra
+    leading axes of length 1. Raises NumPy's ``could not broadcast input array from shape (2,2,3)
+    into shape (2,3)``.
+    """
+    lead = 0
+    while len(shape) - lead > len(target) and shape[lead] == 1:
+        lead += 1
+    try:
+        return broadcast_strides(shape[lead:], strides[lead:], target)
+    except ValueError:
+        raise ValueError(
+            f"could not broadcast input array from shape {shape_text(shape[lead:])} "
+            f"into shape {shape_text(target)}"
+        ) from None
