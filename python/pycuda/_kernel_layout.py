@@ -1,0 +1,99 @@
+"""The loop layout of an element-wise kernel: operands' axes merged into as few as possible.
+
+An element-wise kernel over strided operands computes, for each output element, one byte offset
+per operand. The fewer dimensions, the cheaper that is; when every operand is plain contiguous
+the kernel is a flat 1-D loop with wide loads. Because an element-wise operation may visit the
+elements in any order, axes may be reordered and reversed freely, as long as every operand sees
+the same reordering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pycuda._shape import Shape
+
+
+@dataclass(frozen=True)
+class KernelLayout:
+    """The loop of an element-wise kernel over ``shape`` (C order, last axis fastest).
+
+    Operand ``k`` is read at byte ``offsets[k] + sum(i[d] * strides[k][d])``. ``contiguous`` is
+    the fast path: one dimension, and every operand's stride there is its itemsize.
+    """
+
+    shape: Shape
+    strides: tuple[tuple[int, ...], ...]
+    offsets: tuple[int, ...]
+    contiguous: bool
+
+    @property
+    def ndim(self) -> int:
+        """Number of loop dimensions after merging."""
+        return len(self.shape)
+
+
+def kernel_layout(
+    shape: Sequence[int],
+    operand_strides: Sequence[Sequence[int]],
+    itemsizes: Sequence[int],
+) -> KernelLayout:
+    """Merge the axes of an element-wise loop over ``shape`` shared by all operands.
+
+    ``operand_strides[k]`` are operand ``k``'s byte strides over the (broadcast) ``shape``, 0 on
+    broadcast axes; ``itemsizes[k]`` its element size. Operand 0 should be the output: axes are
+    ordered by its strides, largest first. Axes of length 1 are dropped, axes on which every
+    stride is negative or zero are reversed (moving each operand's start), and neighbouring axes
+    that every operand walks as one run are merged.
+    """
+    if len(operand_strides) != len(itemsizes):
+        raise ValueError("need one itemsize per operand")
+    count = len(itemsizes)
+    offsets = [0] * count
+    if 0 in shape:
+        return KernelLayout((0,), tuple((s,) for s in itemsizes), tuple(offsets), True)
+    axes = []
+    for axis, n in enumerate(shape):
+        if n == 1:
+            continue
+        column = [strides[axis] for strides in operand_strides]
+        if all(s <= 0 for s in column) and any(s < 0 for s in column):
+            for k, s in enumerate(column):
+                offsets[k] += (n - 1) * s
+            column = [-s for s in column]
+        axes.append((n, column))
+    # Stable sort: the output's largest stride first; ties keep the array's own axis order.
+    axes.sort(key=lambda ax: [-abs(s) for s in ax[1]])
+    merged: list[tuple[int, list[int]]] = []
+    for n, column in axes:
+        if merged:
+            outer_n, outer = merged[-1]
+            if all(o == s * n for o, s in zip(outer, column, strict=True)):
+                merged[-1] = (outer_n * n, column)
+                continue
+        merged.append((n, column))
+    if not merged:  # a single element
+        merged.append((1, list(itemsizes)))
+    out_shape = tuple(n for n, _ in merged)
+    strides = tuple(tuple(column[k] for _, column in merged) for k in range(count))
+    contiguous = len(merged) == 1 and all(strides[k][0] == itemsizes[k] for k in range(count))
+    return KernelLayout(out_shape, strides, tuple(offsets), contiguous)
+
+
+def vector_width(itemsize: int, addresses: Sequence[int], max_bytes: int = 16) -> int:
+    """Elements per wide load/store on the flat path: 1, 2, 4, ... with all addresses aligned.
+
+    The widest ``w`` such that ``w * itemsize`` is a power of two of at most ``max_bytes`` bytes
+    (16: ``float4``, ``double2``) and every operand address is a multiple of it.
+    """
+    if itemsize <= 0 or max_bytes <= 0:
+        raise ValueError("itemsize and max_bytes must be positive")
+    if itemsize & (itemsize - 1) or any(address % itemsize for address in addresses):
+        return 1  # not a power of two (float3), or a misaligned operand: scalar accesses
+    width = 1
+    while 2 * width * itemsize <= max_bytes and all(
+        address % (2 * width * itemsize) == 0 for address in addresses
+    ):
+        width *= 2
+    return width

@@ -1,0 +1,63 @@
+"""Tests for pycuda._launch_config: PyCUDA's splay and the grid-stride launch configuration."""
+
+import numpy as np
+import pytest
+
+from pycuda._launch_config import LaunchConfig, grid_stride_config, splay
+
+
+@pytest.mark.parametrize(
+    "n, expected",
+    [
+        (0, ((1, 1), (32, 1, 1))),
+        (1, ((1, 1), (32, 1, 1))),
+        (31, ((1, 1), (32, 1, 1))),
+        (32, ((1, 1), (32, 1, 1))),
+        (33, ((2, 1), (32, 1, 1))),
+        (1000, ((32, 1), (32, 1, 1))),
+        # 132 SMs: 4224 blocks at most; beyond 4224 warps the blocks widen.
+        (4224 * 32, ((4224, 1), (32, 1, 1))),
+        (4224 * 32 + 1, ((4224, 1), (64, 1, 1))),
+        (4224 * 96 + 1, ((4224, 1), (128, 1, 1))),
+        (2**26, ((4224, 1), (128, 1, 1))),
+    ],
+)
+def test_splay_values(n, expected):
+    assert splay(n, multiprocessor_count=132) == expected
+
+
+def test_splay_covers_small_arrays_and_stays_in_bounds():
+    rng = np.random.default_rng(50)
+    for n in rng.integers(0, 2**22, 2000):
+        mp = int(rng.integers(1, 200))
+        (blocks, one), (threads, one_a, one_b) = splay(int(n), mp)
+        assert one == one_a == one_b == 1
+        assert 1 <= blocks <= 32 * mp and threads % 32 == 0 and 32 <= threads <= 128
+        # Every element gets its own thread until the grid is full; then threads loop.
+        assert blocks * threads >= min(n, 32 * mp * 128)
+
+
+def test_grid_stride_config():
+    config = grid_stride_config(2**26, 132, 2048)
+    assert config == LaunchConfig(132 * 8, 256)
+    assert config.grid == (1056, 1, 1) and config.block == (256, 1, 1)
+    assert grid_stride_config(1000, 132, 2048).blocks == 4
+    assert grid_stride_config(0, 132, 2048).blocks == 1
+    assert grid_stride_config(4096, 132, 2048, items_per_thread=4).blocks == 4
+    assert grid_stride_config(2**40, 132, 2048, max_grid_x=500).blocks == 500
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(n=-1, multiprocessor_count=1, max_threads_per_multiprocessor=2048), "negative"),
+        (dict(n=1, multiprocessor_count=0, max_threads_per_multiprocessor=2048), "positive"),
+        (dict(n=1, multiprocessor_count=1, max_threads_per_multiprocessor=1024,
+              threads_per_block=2048), "exceeds"),
+    ],
+)  # fmt: skip
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        grid_stride_config(**kwargs)
+    with pytest.raises(ValueError):
+        splay(-1, 10)
