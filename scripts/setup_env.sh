@@ -4,8 +4,9 @@
 #  - online (PyPI reachable): a plain venv, build deps installed from PyPI once;
 #  - offline (the GPU machine): the base python already has numpy, nanobind, scikit-build-core and
 #    pytest, so the venv sees them (--system-site-packages) and nothing is downloaded.
-# Either way the package is built with --no-build-isolation, so scikit-build-core reuses its build
-# directory (build/<wheel tag>) and a second run only recompiles what changed.
+# Either way the package is built with --no-build-isolation --no-index (no network needed), so
+# scikit-build-core reuses its build directory (build/<wheel tag>) and a second run only
+# recompiles what changed.
 
 PYCUDA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$PYCUDA_ROOT/.venv"
@@ -26,7 +27,12 @@ make_venv() {
     rm -rf "$VENV"
     if "$BASE_PYTHON" -c "$BUILD_DEPS_IMPORT" 2>/dev/null; then
         log "build deps found in $BASE_PYTHON: venv with --system-site-packages, no downloads"
-        "$BASE_PYTHON" -m venv --system-site-packages "$VENV"
+        # Without python3-venv's ensurepip the venv has no pip of its own; the base python's
+        # pip, seen through --system-site-packages, then installs into the venv.
+        "$BASE_PYTHON" -m venv --system-site-packages "$VENV" 2>/dev/null || {
+            rm -rf "$VENV"
+            "$BASE_PYTHON" -m venv --system-site-packages --without-pip "$VENV"
+        }
     else
         log "creating $VENV and installing build deps from PyPI"
         "$BASE_PYTHON" -m venv "$VENV"
@@ -42,7 +48,7 @@ make_venv() {
 install_pycuda() {
     log "building and installing pycuda into $VENV"
     (cd "$PYCUDA_ROOT" &&
-        "$VENV/bin/python" -m pip install -q --no-build-isolation --no-deps \
+        "$VENV/bin/python" -m pip install -q --no-build-isolation --no-deps --no-index \
             --disable-pip-version-check .)
 }
 

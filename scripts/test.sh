@@ -15,10 +15,10 @@ cmake -S . -B build/tests -DCMAKE_BUILD_TYPE=Release -DPYCUDA_BUILD_MODULE=OFF \
     -DPYCUDA_BUILD_TESTS=ON >build/tests.configure.log 2>&1 ||
     { cat build/tests.configure.log; exit 1; }
 cmake --build build/tests -j "$JOBS"
-if ctest --test-dir build/tests -N | grep -q cpp_tests_skipped; then
+if (cd build/tests && ctest -N) | grep -q cpp_tests_skipped; then
     echo "C++ unit tests SKIPPED: GoogleTest is not installed (e.g. apt-get install libgtest-dev)"
 else
-    ctest --test-dir build/tests --output-on-failure -j "$JOBS"
+    (cd build/tests && ctest --output-on-failure -j "$JOBS")
 fi
 
 echo
