@@ -33,6 +33,7 @@ make_venv() {
             rm -rf "$VENV"
             "$BASE_PYTHON" -m venv --system-site-packages --without-pip "$VENV"
         }
+        see_base_site_packages
     else
         log "creating $VENV and installing build deps from PyPI"
         "$BASE_PYTHON" -m venv "$VENV"
@@ -43,6 +44,16 @@ make_venv() {
         command -v ninja >/dev/null || deps+=(ninja)
         "$VENV/bin/python" -m pip install -q "${deps[@]}"
     fi
+}
+
+# --system-site-packages shows the venv the *system* interpreter's packages. When the base python
+# is itself a venv (the GPU machine's python3 is /opt/torch/.venv/bin/python3), its packages live
+# elsewhere: a .pth file adds its site-packages after the venv's own.
+see_base_site_packages() {
+    local venv_site
+    venv_site="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+    "$BASE_PYTHON" -c 'import site; print("\n".join(site.getsitepackages()))' \
+        >"$venv_site/_pycuda_base_python.pth"
 }
 
 install_pycuda() {
