@@ -15,7 +15,9 @@ cmake -S . -B build/tests -DCMAKE_BUILD_TYPE=Release -DPYCUDA_BUILD_MODULE=OFF \
     -DPYCUDA_BUILD_TESTS=ON >build/tests.configure.log 2>&1 ||
     { cat build/tests.configure.log; exit 1; }
 cmake --build build/tests -j "$JOBS"
-if (cd build/tests && ctest -N) | grep -q cpp_tests_skipped; then
+# (A variable, not a pipe: grep -q closing the pipe early would fail the pipeline under pipefail.)
+ctest_listing="$(cd build/tests && ctest -N)"
+if grep -q cpp_tests_skipped <<<"$ctest_listing"; then
     echo "C++ unit tests SKIPPED: GoogleTest is not installed (e.g. apt-get install libgtest-dev)"
 else
     (cd build/tests && ctest --output-on-failure -j "$JOBS")
