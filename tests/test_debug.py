@@ -11,10 +11,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_debug_runs_script_with_debugging_on(tmp_path):
     script = tmp_path / "show.py"
+    (tmp_path / "sibling_module_of_show.py").write_text("VALUE = 'sibling'\n")
     script.write_text(
         "import sys\n"
         "import pycuda.driver\n"
-        "print(pycuda.driver.CUDA_DEBUGGING, __name__, sys.argv[1:])\n"
+        "import sibling_module_of_show\n"
+        "print(pycuda.driver.CUDA_DEBUGGING, __name__, sys.argv[1:], "
+        "sibling_module_of_show.VALUE)\n"
     )
     proc = subprocess.run(
         [sys.executable, "-m", "pycuda.debug", str(script), "a", "--b"],
@@ -24,7 +27,7 @@ def test_debug_runs_script_with_debugging_on(tmp_path):
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "True __main__ ['a', '--b']"
+    assert proc.stdout.strip() == "True __main__ ['a', '--b'] sibling"
 
 
 def test_debug_without_script_prints_usage():

@@ -1,10 +1,11 @@
 """pycuda.debug: run a script with kernels built for cuda-gdb (-g -G, kept, not cached).
 
-    python -m pycuda.debug script.py args...
+python -m pycuda.debug script.py args...
 """
 
 from __future__ import annotations
 
+import os
 import runpy
 import sys
 
@@ -18,6 +19,8 @@ def main(argv: list[str]) -> int:
 
     pycuda.driver.set_debugging()
     sys.argv = list(argv)
+    # As `python script.py` would: the script's directory first on sys.path, for its imports.
+    sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))
     runpy.run_path(argv[0], run_name="__main__")
     return 0
 
