@@ -383,6 +383,25 @@ def test_mark_cuda_test_runs_inside_a_fresh_context(ctx):
 
 
 @pytest.mark.gpu
+def test_debug_memory_pool_logs_each_allocation(ctx):
+    import io
+
+    from pycuda import _driver
+
+    if not hasattr(_driver, "DeviceMemoryPool"):
+        pytest.skip("this build of pycuda._driver has no DeviceMemoryPool")
+    log = io.StringIO()
+    pool = tools.DebugMemoryPool(interactive=False, logfile=log)
+    block = pool.allocate(1000)
+    assert int(block) != 0
+    assert pool.active_blocks == 1
+    assert "allocation of 1000 bytes at" in log.getvalue()
+    assert "test_tools.py" in log.getvalue()
+    block.free()
+    pool.stop_holding()
+
+
+@pytest.mark.gpu
 def test_init_cuda_context_fixture(ctx):
     import pycuda.driver as drv
 

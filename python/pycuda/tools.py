@@ -56,6 +56,45 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'pycuda.tools' has no attribute '{name}'")
 
 
+class DebugMemoryPool:
+    """A DeviceMemoryPool that logs every allocation: its size, where it came from, and the
+    pool's and the device's memory at that moment. For finding who holds device memory.
+
+        pool = DebugMemoryPool(logfile=open("alloc.log", "w"))
+        x = gpuarray.empty(1000, numpy.float32, allocator=pool.allocate)
+    """
+
+    def __init__(self, interactive: bool = True, logfile: Any = None) -> None:
+        from pycuda import _driver
+
+        self._pool = _driver.DeviceMemoryPool()
+        self.interactive = interactive
+        self.logfile = logfile
+
+    def allocate(self, size: int) -> Any:
+        import sys
+        import traceback
+
+        caller = traceback.extract_stack(limit=2)[0]
+        free, total = cuda.mem_get_info()
+        line = (
+            f"allocation of {size} bytes at {caller.filename}:{caller.lineno} "
+            f"(pool: held {self._pool.held_blocks}, active {self._pool.active_blocks}; "
+            f"device: free {free}, total {total})"
+        )
+        if self.logfile is not None:
+            print(line, file=self.logfile)
+        if self.interactive:
+            print(line, file=sys.stderr)
+        return self._pool.allocate(size)
+
+    def __getattr__(self, name: str) -> Any:
+        # held_blocks, active_blocks, free_held(), stop_holding(), ...: the pool's own.
+        if name == "_pool":  # not yet set: __init__ failed
+            raise AttributeError(name)
+        return getattr(self._pool, name)
+
+
 # {{{ default device and context
 
 
