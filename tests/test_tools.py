@@ -259,6 +259,30 @@ def test_pool_reexports():
     assert tools.bitlog2(1024) == 10
 
 
+def test_context_dependent_memoize_caches_by_arguments():
+    # Whatever context is current (none, here) stays so: only the arguments vary.
+    calls = []
+
+    @tools.context_dependent_memoize
+    def scaled(x, scale=2):
+        """Doc kept."""
+        calls.append((x, scale))
+        return x * scale
+
+    assert scaled.__doc__ == "Doc kept." and scaled.__name__ == "scaled"
+    assert [scaled(3), scaled(3), scaled(3, scale=5), scaled(3, scale=5), scaled(4)] == [
+        6,
+        6,
+        15,
+        15,
+        8,
+    ]
+    assert calls == [(3, 2), (3, 5), (4, 2)]
+    tools.clear_context_caches()
+    assert scaled(3) == 6
+    assert calls == [(3, 2), (3, 5), (4, 2), (3, 2)]
+
+
 # }}}
 
 # {{{ on a GPU
