@@ -2,6 +2,7 @@
 # scripts/demo.sh: set up .venv with pycuda, print the device report, run examples/hello_gpu.py.
 # Without a usable GPU the report says what is missing and this script exits non-zero.
 set -euo pipefail
+# shellcheck source=scripts/setup_env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/setup_env.sh"
 setup_env
 cd "$PYCUDA_ROOT"

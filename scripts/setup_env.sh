@@ -1,4 +1,5 @@
 # scripts/setup_env.sh: sourced by demo.sh and test.sh; makes .venv and installs pycuda into it.
+# shellcheck shell=bash
 #
 # Two kinds of machine:
 #  - online (PyPI reachable): a plain venv, build deps installed from PyPI once;

@@ -2,6 +2,7 @@
 # scripts/test.sh: set up .venv with pycuda, then run the C++ unit tests (ctest) and pytest.
 # GPU tests skip with their reason where no GPU is usable; extra arguments go to pytest.
 set -euo pipefail
+# shellcheck source=scripts/setup_env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/setup_env.sh"
 setup_env
 cd "$PYCUDA_ROOT"

@@ -1,8 +1,8 @@
 """pycuda.characterize: facts about the platform and the current device, found by asking it.
 
-    import pycuda.autoinit
-    from pycuda.characterize import sizeof, has_double_support
-    sizeof("float2")          # 8
+import pycuda.autoinit
+from pycuda.characterize import sizeof, has_double_support
+sizeof("float2")          # 8
 """
 
 from __future__ import annotations
