@@ -49,3 +49,13 @@ def test_parse_with_own_lookup():
     assert made == ("vector", np.dtype(np.int32), "values")
     with pytest.raises(TypeNameNotKnown, match="float"):
         parse_c_arg_backend("float x", tuple, tuple, name_to_dtype=reg.get_or_register_dtype)
+
+
+def test_registering_again_under_a_known_alias_is_no_conflict():
+    reg = DTypeRegistry()
+    fill_registry_with_c_types(reg)
+    reg.register_dtype(np.float16, ["half"])
+    reg.register_dtype(np.uint32, "unsigned")
+    assert reg.dtype_to_ctype(np.float16) == "__half"
+    with pytest.raises(RuntimeError, match="alias_ok"):
+        reg.register_dtype(np.float16, ["float16_t"])

@@ -43,7 +43,9 @@ class DTypeRegistry:
         dtype_list = dtypes if isinstance(dtypes, (list, tuple)) else [dtypes]
         for dtype in (np.dtype(d) for d in dtype_list):
             existing = self.dtype_to_name.get(dtype)
-            if existing is not None and existing != names[0] and not alias_ok:
+            # Naming a dtype by one of its known names again is no conflict (float16 as "half").
+            known = self.name_to_dtype.get(names[0]) == dtype
+            if existing is not None and not known and not alias_ok:
                 raise RuntimeError(
                     f"dtype {dtype} is already registered as C type '{existing}'; "
                     f"pass alias_ok=True to add {names} as aliases"
