@@ -66,4 +66,6 @@ install_pycuda() {
 
 setup_env() {
     make_venv && install_pycuda
+    # The venv's tools first: a cmake or ninja installed from PyPI above lives there.
+    export PATH="$VENV/bin:$PATH"
 }
