@@ -37,9 +37,15 @@ def _driver_section(cuda: Any) -> str | None:
     try:
         cuda.init()
     except cuda.Error as exc:
-        print("driver:    NOT FOUND")
+        try:
+            path = cuda.driver_library_path()
+        except cuda.Error:
+            path = None
+        print(f"driver:    {path}, but cuInit failed:" if path else "driver:    NOT FOUND")
         for line in str(exc).strip().splitlines():
             print(f"           {line}")
+        if path:
+            return f"the CUDA driver at {path} could not be initialized ({_first_line(exc)})"
         return "no CUDA driver (libcuda.so.1) could be loaded"
     version = cuda.get_driver_version()
     print(
