@@ -131,8 +131,11 @@ def _describe_device(cuda: Any, index: int) -> Any:
 
 def _run_test_kernel(cuda: Any, dev: Any) -> str | None:
     """Compile, launch and check a kernel in the device's primary context; None when fine."""
-    ctx = dev.retain_primary_context()
-    ctx.push()
+    try:
+        ctx = dev.retain_primary_context()
+        ctx.push()
+    except Exception as exc:
+        return f"its primary context could not be made current: {_first_line(exc)}"
     try:
         from pycuda.compiler import SourceModule
 
@@ -149,7 +152,10 @@ def _run_test_kernel(cuda: Any, dev: Any) -> str | None:
     except Exception as exc:
         return _first_line(exc)
     finally:
-        cuda.Context.pop()
+        try:
+            cuda.Context.pop()
+        except cuda.Error:
+            pass  # after a failed launch the context may be unusable; the failure is reported
 
 
 def _step(what: str, action: Callable[[], Any]) -> tuple[Any, str | None]:
