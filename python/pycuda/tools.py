@@ -1,0 +1,419 @@
+"""pycuda.tools: default contexts, device data, the C-type registry and memoization per context.
+
+    import pycuda.driver as cuda
+    from pycuda.tools import make_default_context, dtype_to_ctype
+    cuda.init()
+    ctx = make_default_context()      # $CUDA_DEVICE or ~/.cuda_device, else the first that works
+    dtype_to_ctype(numpy.float32)     # 'float'
+    ctx.pop()
+
+The memory pools (DeviceMemoryPool, PageLockedMemoryPool, ...) are the ones of pycuda._driver.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+import pycuda.driver as cuda
+from pycuda.compyte.dtypes import (  # noqa: F401 - part of this module's API
+    TypeNameNotKnown,
+    get_or_register_dtype,
+    parse_c_arg_backend,
+    register_dtype,
+)
+from pycuda.compyte.dtypes import (
+    dtype_to_ctype as _registry_dtype_to_ctype,
+)
+
+# Re-exported from the extension (see __getattr__): the original documents them here.
+_DRIVER_EXPORTS = (
+    "bitlog2",
+    "DeviceMemoryPool",
+    "PageLockedAllocator",
+    "PageLockedMemoryPool",
+    "PooledDeviceAllocation",
+    "PooledHostAllocation",
+)
+
+
+def __getattr__(name: str) -> Any:
+    # Looked up on use, so that this module imports with any build of the extension.
+    if name in _DRIVER_EXPORTS:
+        from pycuda import _driver
+
+        try:
+            return getattr(_driver, name)
+        except AttributeError:
+            raise AttributeError(
+                f"pycuda.tools.{name}: this build of pycuda._driver has no {name}"
+            ) from None
+    raise AttributeError(f"module 'pycuda.tools' has no attribute '{name}'")
+
+
+class DebugMemoryPool:
+    """A DeviceMemoryPool that logs every allocation: its size, where it came from, and the
+    pool's and the device's memory at that moment. For finding who holds device memory.
+
+        pool = DebugMemoryPool(logfile=open("alloc.log", "w"))
+        x = gpuarray.empty(1000, numpy.float32, allocator=pool.allocate)
+    """
+
+    def __init__(self, interactive: bool = True, logfile: Any = None) -> None:
+        from pycuda import _driver
+
+        self._pool = _driver.DeviceMemoryPool()
+        self.interactive = interactive
+        self.logfile = logfile
+
+    def allocate(self, size: int) -> Any:
+        import sys
+        import traceback
+
+        caller = traceback.extract_stack(limit=2)[0]
+        free, total = cuda.mem_get_info()
+        line = (
+            f"allocation of {size} bytes at {caller.filename}:{caller.lineno} "
+            f"(pool: held {self._pool.held_blocks}, active {self._pool.active_blocks}; "
+            f"device: free {free}, total {total})"
+        )
+        if self.logfile is not None:
+            print(line, file=self.logfile)
+        if self.interactive:
+            print(line, file=sys.stderr)
+        return self._pool.allocate(size)
+
+    def __getattr__(self, name: str) -> Any:
+        # held_blocks, active_blocks, free_held(), stop_holding(), ...: the pool's own.
+        if name == "_pool":  # not yet set: __init__ failed
+            raise AttributeError(name)
+        return getattr(self._pool, name)
+
+
+# {{{ default device and context
+
+
+def _pinned_device_number() -> int | None:
+    """The device that $CUDA_DEVICE or ~/.cuda_device names, or None."""
+    text = os.environ.get("CUDA_DEVICE")
+    source = "$CUDA_DEVICE"
+    if text is None:
+        path = os.path.join(os.path.expanduser("~"), ".cuda_device")
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            return None
+        source = path
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{source} must be a device number, got {text!r}") from None
+
+
+def get_default_device(default: int = 0) -> cuda.Device:
+    """The device named by $CUDA_DEVICE or ~/.cuda_device, else device ``default``.
+
+    Deprecated, as in the original: use make_default_context().
+    """
+    warnings.warn(
+        "get_default_device() is deprecated; use make_default_context() instead",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    number = _pinned_device_number()
+    return cuda.Device(default if number is None else number)
+
+
+def make_default_context(ctx_maker: Callable[[cuda.Device], Any] | None = None) -> Any:
+    """Make a context on the device pinned by $CUDA_DEVICE or ~/.cuda_device, else on the first
+    device where ``ctx_maker(dev)`` succeeds. ``ctx_maker`` defaults to ``dev.make_context()``.
+
+    Raises RuntimeError when there is no device or no device accepts a context.
+    """
+    if ctx_maker is None:
+
+        def ctx_maker(dev: cuda.Device) -> Any:
+            return dev.make_context()
+
+    ndevices = cuda.Device.count()
+    if ndevices == 0:
+        raise RuntimeError("No CUDA enabled device found. Please check your installation.")
+
+    number = _pinned_device_number()
+    if number is not None:
+        if not 0 <= number < ndevices:
+            raise RuntimeError(
+                f"the pinned CUDA device {number} does not exist ({ndevices} device(s) found); "
+                "check $CUDA_DEVICE or ~/.cuda_device"
+            )
+        return ctx_maker(cuda.Device(number))
+
+    failures = []
+    for i in range(ndevices):
+        try:
+            return ctx_maker(cuda.Device(i))
+        except cuda.Error as exc:
+            failures.append(f"device {i}: {exc}")
+    raise RuntimeError(
+        f"make_default_context() wasn't able to create a context on any of the {ndevices} "
+        "detected devices:\n  " + "\n  ".join(failures)
+    )
+
+
+# }}}
+
+# {{{ device data and occupancy
+
+
+def _ceil_to(value: float, multiple: int = 1) -> int:
+    return int(-(-value // multiple) * multiple)
+
+
+class DeviceData:
+    """Limits of a device that kernel generators size their launches by.
+
+    Read from the driver: ``max_threads`` (per block), ``warp_size``, ``warps_per_mp``,
+    ``thread_blocks_per_mp``, ``registers`` and ``shared_memory`` (per multiprocessor).
+
+        devdata = DeviceData()           # the current context's device
+        devdata.align_words(4)           # 16
+    """
+
+    def __init__(self, dev: cuda.Device | None = None) -> None:
+        if dev is None:
+            dev = cuda.Context.get_device()
+        attr = cuda.device_attribute
+        self.max_threads = dev.get_attribute(attr.MAX_THREADS_PER_BLOCK)
+        self.warp_size = dev.get_attribute(attr.WARP_SIZE)
+        self.warps_per_mp = dev.get_attribute(attr.MAX_THREADS_PER_MULTIPROCESSOR) // self.warp_size
+        self.thread_blocks_per_mp = dev.get_attribute(attr.MAX_BLOCKS_PER_MULTIPROCESSOR)
+        self.registers = dev.get_attribute(attr.MAX_REGISTERS_PER_MULTIPROCESSOR)
+        self.shared_memory = dev.get_attribute(attr.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)
+        # The driver keeps this much shared memory per block for itself (1 KiB since sm_80).
+        self.reserved_shared_memory_per_block = dev.get_attribute(
+            attr.RESERVED_SHARED_MEMORY_PER_BLOCK
+        )
+        # Fixed by the architecture since sm_20 and not reported by the driver (occupancy
+        # calculator, CUDA C Programming Guide "Compute capabilities" tables).
+        self.smem_alloc_granularity = 128
+        self.smem_granularity = 32
+        self.register_allocation_unit = "warp"
+        self.register_allocation_granularity = 256
+
+    def align(self, bytes: int, word_size: int = 4) -> int:
+        """``bytes`` rounded up to a coalescing boundary for accesses of ``word_size``."""
+        return _ceil_to(bytes, self.align_bytes(word_size))
+
+    def align_dtype(self, elements: int, dtype_size: int) -> int:
+        """``elements`` rounded up so that a row of them stays aligned."""
+        return _ceil_to(elements, self.align_words(dtype_size))
+
+    def align_words(self, word_size: int) -> int:
+        """The alignment boundary in words of ``word_size`` bytes."""
+        return self.align_bytes(word_size) // word_size
+
+    def align_bytes(self, word_size: int = 4) -> int:
+        """The alignment boundary in bytes for accesses of ``word_size`` (4, 8 or 16)."""
+        if word_size == 4:
+            return 64
+        if word_size in (8, 16):
+            return 128
+        raise ValueError(f"no alignment possible for fetches of size {word_size}")
+
+    def coalesce(self, thread_count: int) -> int:
+        """``thread_count`` rounded up to a half-warp multiple."""
+        return _ceil_to(thread_count, 16)
+
+    @staticmethod
+    def make_valid_tex_channel_count(size: int) -> int:
+        """The smallest valid texture channel count (1, 2 or 4) holding ``size``."""
+        for valid in (1, 2, 4):
+            if size <= valid:
+                return valid
+        raise ValueError("could not enlarge argument to valid channel count")
+
+
+class OccupancyRecord:
+    """How many blocks of ``threads`` threads fit on one multiprocessor, and what limits them.
+
+    Attributes: ``tb_per_mp``, ``limited_by`` ("device", "warps", "regs" or "smem"),
+    ``warps_per_mp``, ``occupancy`` (active warps / maximum warps).
+
+        OccupancyRecord(DeviceData(), threads=256, shared_mem=4096, registers=32).occupancy
+    """
+
+    def __init__(
+        self, devdata: DeviceData, threads: int, shared_mem: int = 0, registers: int = 0
+    ) -> None:
+        if threads > devdata.max_threads:
+            raise ValueError(f"too many threads: {threads} > {devdata.max_threads} per block")
+        warps = _ceil_to(threads / devdata.warp_size)
+        granularity = getattr(devdata, "register_allocation_granularity", 256)
+        regs_per_block = warps * _ceil_to(registers * devdata.warp_size, granularity)
+        reserved = getattr(devdata, "reserved_shared_memory_per_block", 0)
+        smem_per_block = _ceil_to(shared_mem + reserved, devdata.smem_alloc_granularity)
+        if regs_per_block > devdata.registers:
+            raise ValueError(f"too many registers: {registers} per thread for {threads} threads")
+        if shared_mem and smem_per_block > devdata.shared_memory:
+            raise ValueError(f"too much shared memory: {shared_mem} bytes per block")
+
+        self.tb_per_mp_limits = [
+            (devdata.thread_blocks_per_mp, "device"),
+            (devdata.warps_per_mp // warps, "warps"),
+        ]
+        if registers > 0:
+            self.tb_per_mp_limits.append((devdata.registers // regs_per_block, "regs"))
+        if shared_mem > 0:
+            self.tb_per_mp_limits.append((devdata.shared_memory // smem_per_block, "smem"))
+        self.tb_per_mp, self.limited_by = min(self.tb_per_mp_limits)
+        self.warps_per_mp = self.tb_per_mp * warps
+        self.occupancy = self.warps_per_mp / devdata.warps_per_mp
+
+
+# }}}
+
+# {{{ C types and kernel arguments
+
+
+def dtype_to_ctype(dtype: Any, with_fp_tex_hack: bool = False) -> str:
+    """The C type name of ``dtype`` (e.g. float32 -> 'float').
+
+    With ``with_fp_tex_hack``, floating types map to the fp_tex_* types of pycuda-helpers.hpp
+    that textures of double and complex values are declared with.
+    """
+    if with_fp_tex_hack:
+        hack = {
+            np.float32: "fp_tex_float",
+            np.float64: "fp_tex_double",
+            np.complex64: "fp_tex_cfloat",
+            np.complex128: "fp_tex_cdouble",
+        }.get(np.dtype(dtype).type)
+        if hack is not None:
+            return hack
+    return _registry_dtype_to_ctype(dtype)
+
+
+class Argument:
+    """A kernel argument: a dtype and a name."""
+
+    def __init__(self, dtype: Any, name: str) -> None:
+        self.dtype = np.dtype(dtype)
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, {self.dtype})"
+
+
+class VectorArg(Argument):
+    """A pointer argument: ``VectorArg(numpy.float32, "x").declarator()`` is 'float *x'."""
+
+    struct_char = "P"
+
+    def declarator(self) -> str:
+        return f"{dtype_to_ctype(self.dtype)} *{self.name}"
+
+
+class ScalarArg(Argument):
+    """A by-value argument: ``ScalarArg(numpy.int32, "n").declarator()`` is 'int n'."""
+
+    def declarator(self) -> str:
+        return f"{dtype_to_ctype(self.dtype)} {self.name}"
+
+    @property
+    def struct_char(self) -> str:
+        char = self.dtype.char
+        return f"{self.dtype.itemsize}s" if char == "V" else char
+
+
+def parse_c_arg(c_arg: str) -> Argument:
+    """A VectorArg or ScalarArg from a C declaration such as ``"const float *x"``."""
+    return parse_c_arg_backend(c_arg, ScalarArg, VectorArg)
+
+
+def get_arg_type(c_arg: str) -> str:
+    """The struct character of a C argument declaration ('P' for pointers)."""
+    return parse_c_arg(c_arg).struct_char
+
+
+# }}}
+
+# {{{ memoization per context
+
+context_dependent_memoized_functions: list[Callable[..., Any]] = []
+
+
+def context_dependent_memoize(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Cache ``func``'s results per (current context, arguments); clear_context_caches() drops
+    them. Kernel generators use it so each context compiles a kernel once.
+    """
+    cache: dict[Any, Any] = {}
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        key = (cuda.Context.get_current(), args, frozenset(kwargs.items()) if kwargs else None)
+        try:
+            return cache[key]
+        except KeyError:
+            pass
+        result = cache[key] = func(*args, **kwargs)
+        return result
+
+    wrapper.clear_cache = cache.clear  # type: ignore[attr-defined]
+    context_dependent_memoized_functions.append(wrapper)
+    return wrapper
+
+
+def clear_context_caches() -> None:
+    """Forget every result of every context_dependent_memoize function."""
+    for func in context_dependent_memoized_functions:
+        func.clear_cache()  # type: ignore[attr-defined]
+
+
+# }}}
+
+# {{{ test helpers
+
+
+def mark_cuda_test(inner_f: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a test function inside a fresh default context, popped and cache-cleared after."""
+
+    @functools.wraps(inner_f)
+    def f(*args: Any, **kwargs: Any) -> Any:
+        cuda.init()
+        ctx = make_default_context()
+        try:
+            return inner_f(*args, **kwargs)
+        finally:
+            cuda.Context.pop()
+            clear_context_caches()
+            ctx.detach()
+
+    try:
+        import pytest
+    except ImportError:
+        return f
+    return pytest.mark.cuda(f)
+
+
+def init_cuda_context_fixture() -> Iterator[Any]:
+    """A generator for a pytest fixture: yields a fresh default context, pops it after.
+
+    context = pytest.fixture(init_cuda_context_fixture)
+    """
+    cuda.init()
+    ctx = make_default_context()
+    try:
+        yield ctx
+    finally:
+        cuda.Context.pop()
+        clear_context_caches()
+        ctx.detach()
+
+
+# }}}

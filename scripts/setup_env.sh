@@ -1,0 +1,71 @@
+# scripts/setup_env.sh: sourced by demo.sh and test.sh; makes .venv and installs pycuda into it.
+# shellcheck shell=bash
+#
+# Two kinds of machine:
+#  - online (PyPI reachable): a plain venv, build deps installed from PyPI once;
+#  - offline (the GPU machine): the base python already has numpy, nanobind, scikit-build-core and
+#    pytest, so the venv sees them (--system-site-packages) and nothing is downloaded.
+# Either way the package is built with --no-build-isolation --no-index (no network needed), so
+# scikit-build-core reuses its build directory (build/<wheel tag>) and a second run only
+# recompiles what changed.
+
+PYCUDA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$PYCUDA_ROOT/.venv"
+BASE_PYTHON="${PYTHON:-python3}"
+BUILD_DEPS_IMPORT="import numpy, nanobind, scikit_build_core, pytest"
+
+log() { echo "[pycuda setup] $*"; }
+
+make_venv() {
+    if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "$BUILD_DEPS_IMPORT" 2>/dev/null; then
+        log "reusing $VENV"
+        return
+    fi
+    if ! command -v "$BASE_PYTHON" >/dev/null; then
+        echo "error: $BASE_PYTHON not found; set PYTHON to a Python 3.10+ interpreter" >&2
+        return 1
+    fi
+    rm -rf "$VENV"
+    if "$BASE_PYTHON" -c "$BUILD_DEPS_IMPORT" 2>/dev/null; then
+        log "build deps found in $BASE_PYTHON: venv with --system-site-packages, no downloads"
+        # Without python3-venv's ensurepip the venv has no pip of its own; the base python's
+        # pip, seen through --system-site-packages, then installs into the venv.
+        "$BASE_PYTHON" -m venv --system-site-packages "$VENV" 2>/dev/null || {
+            rm -rf "$VENV"
+            "$BASE_PYTHON" -m venv --system-site-packages --without-pip "$VENV"
+        }
+        see_base_site_packages
+    else
+        log "creating $VENV and installing build deps from PyPI"
+        "$BASE_PYTHON" -m venv "$VENV"
+        "$VENV/bin/python" -m pip install -q --upgrade pip
+        local deps=(nanobind scikit-build-core numpy pytest)
+        # scikit-build-core needs CMake >= 3.18 and a generator; take them from PyPI if absent.
+        command -v cmake >/dev/null || deps+=(cmake)
+        command -v ninja >/dev/null || deps+=(ninja)
+        "$VENV/bin/python" -m pip install -q "${deps[@]}"
+    fi
+}
+
+# --system-site-packages shows the venv the *system* interpreter's packages. When the base python
+# is itself a venv (the GPU machine's python3 is /opt/torch/.venv/bin/python3), its packages live
+# elsewhere: a .pth file adds its site-packages after the venv's own.
+see_base_site_packages() {
+    local venv_site
+    venv_site="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+    "$BASE_PYTHON" -c 'import site; print("\n".join(site.getsitepackages()))' \
+        >"$venv_site/_pycuda_base_python.pth"
+}
+
+install_pycuda() {
+    log "building and installing pycuda into $VENV"
+    (cd "$PYCUDA_ROOT" &&
+        "$VENV/bin/python" -m pip install -q --no-build-isolation --no-deps --no-index \
+            --disable-pip-version-check .)
+}
+
+setup_env() {
+    make_venv && install_pycuda
+    # The venv's tools first: a cmake or ninja installed from PyPI above lives there.
+    export PATH="$VENV/bin:$PATH"
+}
