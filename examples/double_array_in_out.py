@@ -7,6 +7,7 @@ and output, and its In/Out call), completed from the first program.
 # Import PyCUDA
 # Common for many PyCUDA programms
 import numpy
+
 import pycuda.autoinit  # noqa: F401 - makes the context current
 import pycuda.compiler
 import pycuda.driver

@@ -6,6 +6,7 @@ The first program of the seed notebook "PyCUDA: getting started".
 # Import PyCUDA
 # Common for many PyCUDA programms
 import numpy
+
 import pycuda.autoinit  # noqa: F401 - makes the context current
 import pycuda.compiler
 import pycuda.driver

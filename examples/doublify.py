@@ -4,6 +4,7 @@ From the seed "PyCUDA Tutorial" (eecse4750 wiki), ported to Python 3.
 """
 
 import numpy
+
 import pycuda.autoinit  # noqa: F401 - makes the context current
 import pycuda.driver as cuda
 from pycuda.compiler import SourceModule

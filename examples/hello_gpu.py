@@ -4,6 +4,7 @@ From the seed tutorial "Play Cuda with Python" (PyCUDA's own hello_gpu), ported 
 """
 
 import numpy
+
 import pycuda.autoinit  # makes the context current
 import pycuda.driver as drv
 from pycuda.compiler import SourceModule

@@ -5,6 +5,7 @@ Python 3.
 """
 
 import numpy
+
 import pycuda.driver as cuda
 from pycuda.compiler import SourceModule
 

@@ -5,6 +5,7 @@ compiler's register report arrives as a warning, as with the original.
 """
 
 import numpy
+
 import pycuda.autoinit  # noqa: F401 - makes the context current
 import pycuda.driver as drv
 from pycuda.compiler import SourceModule

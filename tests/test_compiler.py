@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+
 from pycuda import _driver
 from pycuda import compiler as C
 

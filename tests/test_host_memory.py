@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-import pycuda.driver as drv
 import pytest
+
+import pycuda.driver as drv
 
 # --- without a GPU: aligned memory needs no CUDA, and argument checks come first -----------
 

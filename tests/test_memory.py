@@ -6,8 +6,9 @@ import gc
 import threading
 
 import numpy as np
-import pycuda.driver as drv
 import pytest
+
+import pycuda.driver as drv
 
 # --- without a GPU: names, and argument checks that happen before any driver call ---------
 

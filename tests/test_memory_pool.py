@@ -7,8 +7,9 @@ import sys
 import textwrap
 
 import numpy as np
-import pycuda.driver as drv
 import pytest
+
+import pycuda.driver as drv
 
 # --- without a GPU: bin arithmetic, construction, zero-size blocks -------------------------
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import types
 
 import numpy as np
-import pycuda.tools as tools
 import pytest
+
+import pycuda.tools as tools
 from pycuda.compyte.dtypes import TypeNameNotKnown
 from pycuda.tools import (
     DeviceData,

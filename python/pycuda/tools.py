@@ -21,6 +21,16 @@ from typing import Any
 import numpy as np
 
 import pycuda.driver as cuda
+
+# The pools live in the extension; the original documents them here.
+from pycuda._driver import (  # noqa: E402, F401
+    DeviceMemoryPool,
+    PageLockedAllocator,
+    PageLockedMemoryPool,
+    PooledDeviceAllocation,
+    PooledHostAllocation,
+    bitlog2,
+)
 from pycuda.compyte.dtypes import (  # noqa: F401 - part of this module's API
     TypeNameNotKnown,
     get_or_register_dtype,
@@ -30,30 +40,6 @@ from pycuda.compyte.dtypes import (  # noqa: F401 - part of this module's API
 from pycuda.compyte.dtypes import (
     dtype_to_ctype as _registry_dtype_to_ctype,
 )
-
-# Re-exported from the extension (see __getattr__): the original documents them here.
-_DRIVER_EXPORTS = (
-    "bitlog2",
-    "DeviceMemoryPool",
-    "PageLockedAllocator",
-    "PageLockedMemoryPool",
-    "PooledDeviceAllocation",
-    "PooledHostAllocation",
-)
-
-
-def __getattr__(name: str) -> Any:
-    # Looked up on use, so that this module imports with any build of the extension.
-    if name in _DRIVER_EXPORTS:
-        from pycuda import _driver
-
-        try:
-            return getattr(_driver, name)
-        except AttributeError:
-            raise AttributeError(
-                f"pycuda.tools.{name}: this build of pycuda._driver has no {name}"
-            ) from None
-    raise AttributeError(f"module 'pycuda.tools' has no attribute '{name}'")
 
 
 class DebugMemoryPool:
