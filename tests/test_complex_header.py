@@ -154,6 +154,39 @@ __global__ void scale(pycuda::complex<float>* a, pycuda::complex<double>* b, flo
     assert ok, log
 
 
+STORAGE_SOURCE = """#include <pycuda-complex.hpp>
+__constant__ pycuda::complex<float> coeffs[4];
+__device__ pycuda::complex<double> accumulator;
+extern "C" __global__ void k(pycuda::complex<float>* a) {
+    extern __shared__ pycuda::complex<float> dyn[];
+    __shared__ pycuda::complex<double> fixed[32];
+    dyn[threadIdx.x] = a[threadIdx.x] * coeffs[threadIdx.x % 4];
+    fixed[threadIdx.x % 32] = accumulator;
+    __syncthreads();
+    a[threadIdx.x] = dyn[(threadIdx.x + 1) % blockDim.x] + pycuda::complex<float>(fixed[0]);
+}
+"""
+
+
+@needs_nvrtc
+def test_complex_lives_in_constant_shared_and_global_variables_with_nvrtc():
+    # the zeroing default constructor is constexpr, so no dynamic initialization is needed
+    ok, log = nvrtc_compile(STORAGE_SOURCE, ["--gpu-architecture=sm_90", f"-I{HEADER_DIR}"])
+    assert ok, log
+    assert "warning" not in log, log
+
+
+@needs_nvcc
+def test_complex_lives_in_constant_shared_and_global_variables_with_nvcc(tmp_path):
+    (tmp_path / "storage.cu").write_text(STORAGE_SOURCE)
+    build = _run(
+        [_nvcc(), "-arch=sm_90", "-cubin", f"-I{HEADER_DIR}", "-o", str(tmp_path / "s.cubin"),
+         str(tmp_path / "storage.cu")]
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr
+    assert "warning" not in build.stderr, build.stderr
+
+
 @needs_nvrtc
 def test_complex_is_a_float2_double2_for_vector_loads():
     source = """#include <pycuda-complex.hpp>
