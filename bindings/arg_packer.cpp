@@ -3,6 +3,8 @@
 
 #include "bindings/pointer.hpp"
 
+#include <nanobind/stl/string.h>
+
 #include <cstring>
 #include <string>
 
@@ -162,7 +164,7 @@ std::size_t dtype_alignment(nb::handle dtype, std::size_t nbytes) {
     std::size_t widest = 1, count = 0;
     bool uniform = true;
     nb::object first;
-    for (nb::handle value : nb::borrow<nb::dict>(fields).values()) {
+    for (nb::handle value : fields.attr("values")()) {
         nb::handle field_dtype = nb::borrow<nb::tuple>(value)[0];
         widest = std::max(widest, nb::cast<std::size_t>(field_dtype.attr("alignment")));
         if (!first.is_valid())
