@@ -370,8 +370,9 @@ void put_integer(ArgBuffer& buf, std::size_t i, const ParamSlot& slot, PyObject*
     nb::object index;
     if (!PyLong_Check(arg)) {
         if (!PyIndex_Check(arg)) {
-            // An unsigned pointer-sized slot ('L' from np.uintp) may receive device memory.
-            if (slot.size == 8 && is_unsigned) {
+            // A pointer-sized slot ('l' from np.intp, 'L' from np.uintp: how the original's
+            // prepare() spelled pointers) may receive device memory.
+            if (slot.size == 8) {
                 CUdeviceptr ptr = pointer_value(buf, i, arg);
                 return buf.put(i, &ptr, 8, slot.align);
             }

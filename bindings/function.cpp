@@ -12,6 +12,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <string>
 #include <utility>
@@ -162,8 +163,8 @@ nb::object launch(Function& f, const Dim3& grid, const Dim3& block, unsigned sha
     return nb::float_(end.time_since(start) / 1000.0);
 }
 
-nb::object call(Function& f, nb::args args, nb::kwargs kwargs) {
-    CallOptions o = parse_call_kwargs(kwargs.ptr());
+nb::object call(Function& f, PyObject* args, PyObject* kwargs) {
+    CallOptions o = parse_call_kwargs(kwargs);
     Dim3 block = parse_dims(o.block, "block");
     Dim3 grid = o.grid ? parse_dims(o.grid, "grid") : Dim3{1, 1, 1};
     check_launch_dims(grid, block, f.max_threads_per_block(), f.name());
@@ -171,7 +172,8 @@ nb::object call(Function& f, nb::args args, nb::kwargs kwargs) {
     reject_texrefs(o.texrefs);
     bool timed = o.time_kernel && PyObject_IsTrue(o.time_kernel) == 1;
     ArgBuffer buf(f.param_info(), &f.name());
-    pack_by_type(buf, &PySequence_Fast_ITEMS(args.ptr())[0], args.size());
+    pack_by_type(buf, PySequence_Fast_ITEMS(args),
+                 static_cast<std::size_t>(PyTuple_GET_SIZE(args)));
     CUstream stream = o.stream == Py_None ? nullptr : stream_handle(o.stream);
     if (buf.handlers.empty())
         return launch(f, grid, block, shared, stream, buf, timed);
@@ -195,31 +197,29 @@ struct PreparedCall {
     std::size_t nargs = 0;
 };
 
-PreparedCall parse_prepared(Function& f, nb::args args, nb::kwargs kwargs, std::size_t fixed,
-                            const char* signature) {
+PreparedCall parse_prepared(Function& f, PyObject* const* args, std::size_t nargs,
+                            PyObject* kwnames, std::size_t fixed, const char* signature) {
     if (!f.prepared_layout)
         throw nb::type_error(("kernel '" + f.name() +
-                              "' is not prepared: call prepare(arg_types) "
-                              "before prepared_call")
+                              "' is not prepared: call prepare(arg_types) before prepared_call")
                                  .c_str());
-    if (args.size() < fixed)
+    if (nargs < fixed)
         throw nb::type_error(signature);
     PreparedCall c;
-    PyObject* const* items = PySequence_Fast_ITEMS(args.ptr());
-    c.grid = parse_dims(items[0], "grid");
-    c.block = parse_dims(items[1], "block");
+    c.grid = parse_dims(args[0], "grid");
+    c.block = parse_dims(args[1], "block");
     check_launch_dims(c.grid, c.block, f.max_threads_per_block(), f.name());
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(kwargs.ptr(), &pos, &key, &value)) {
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; ++k) {
+        PyObject* key = PyTuple_GET_ITEM(kwnames, k);
         if (!same_key(key, keywords().shared_size))
             throw nb::type_error(("unexpected keyword argument '" +
                                   nb::cast<std::string>(nb::handle(key)) + "'; " + signature)
                                      .c_str());
-        c.shared = shared_bytes(value);
+        c.shared = shared_bytes(args[nargs + static_cast<std::size_t>(k)]);
     }
-    c.args = items + fixed;
-    c.nargs = args.size() - fixed;
+    c.args = args + fixed;
+    c.nargs = nargs - fixed;
     return c;
 }
 
@@ -300,30 +300,141 @@ nb::bytes pack_args_for_test(nb::handle format, nb::handle args) {
 
 } // namespace
 
+namespace {
+
+// The launch entry points are plain CPython calls (tp_call and METH_FASTCALL methods) rather
+// than nanobind overloads: that skips building an args tuple and a kwargs dict and the
+// overload dispatch, the largest cost left on the launch path. C++ exceptions still go through
+// nanobind's translators (CudaError -> pycuda.driver.LogicError, ...): the exception is kept
+// and rethrown inside a tiny nanobind-bound function, which raises it as Python sees it.
+thread_local std::exception_ptr pending_error;
+PyObject* rethrow_pending = nullptr;
+
+PyObject* raise_current() noexcept {
+    pending_error = std::current_exception();
+    PyObject* result = PyObject_CallNoArgs(rethrow_pending);
+    Py_XDECREF(result); // always null: the call raised
+    return nullptr;
+}
+
+template <typename Body>
+PyObject* guarded(Body&& body) noexcept {
+    try {
+        return body().release().ptr();
+    } catch (nb::python_error& e) {
+        e.restore();
+        return nullptr;
+    } catch (...) {
+        return raise_current();
+    }
+}
+
+Function& function_of(PyObject* self) {
+    if (!nb::inst_ready(self))
+        throw nb::type_error("Function used before initialization");
+    return *nb::inst_ptr<Function>(self);
+}
+
+PyObject* function_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+    return guarded([&] { return call(function_of(self), args, kwargs); });
+}
+
+PyObject* prepared_call_raw(PyObject* self, PyObject* const* args, Py_ssize_t n,
+                            PyObject* kwnames) {
+    return guarded([&] {
+        Function& f = function_of(self);
+        PreparedCall c = parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 2,
+                                        "prepared_call(grid, block, *args, shared_size=0)");
+        return prepared_launch(f, c, nb::none(), false);
+    });
+}
+
+PyObject* prepared_async_call_raw(PyObject* self, PyObject* const* args, Py_ssize_t n,
+                                  PyObject* kwnames) {
+    return guarded([&] {
+        Function& f = function_of(self);
+        PreparedCall c =
+            parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 3,
+                           "prepared_async_call(grid, block, stream, *args, shared_size=0)");
+        return prepared_launch(f, c, nb::handle(args[2]), false);
+    });
+}
+
+PyObject* prepared_timed_call_raw(PyObject* self, PyObject* const* args, Py_ssize_t n,
+                                  PyObject* kwnames) {
+    return guarded([&]() -> nb::object {
+        Function& f = function_of(self);
+        PreparedCall c = parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 2,
+                                        "prepared_timed_call(grid, block, *args, shared_size=0)");
+        auto start = std::make_shared<Event>(), end = std::make_shared<Event>();
+        start->record(nullptr);
+        prepared_launch(f, c, nb::none(), false);
+        end->record(nullptr);
+        return nb::cpp_function([start, end]() {
+            {
+                nb::gil_scoped_release release;
+                end->synchronize();
+            }
+            return end->time_since(*start) / 1000.0;
+        });
+    });
+}
+
+PyType_Slot function_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&function_tp_call)},
+                                {0, nullptr}};
+
+#define PYCUDA_FASTCALL(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn))
+PyMethodDef prepared_methods[] = {
+    {"prepared_call", PYCUDA_FASTCALL(&prepared_call_raw), METH_FASTCALL | METH_KEYWORDS,
+     "prepared_call(grid, block, *args, shared_size=0)\n\nLaunch with `args` converted to the "
+     "types given to prepare()."},
+    {"prepared_async_call", PYCUDA_FASTCALL(&prepared_async_call_raw),
+     METH_FASTCALL | METH_KEYWORDS,
+     "prepared_async_call(grid, block, stream, *args, shared_size=0)\n\nAs prepared_call, "
+     "on `stream`."},
+    {"prepared_timed_call", PYCUDA_FASTCALL(&prepared_timed_call_raw),
+     METH_FASTCALL | METH_KEYWORDS,
+     "prepared_timed_call(grid, block, *args, shared_size=0)\n\nAs prepared_call; returns a "
+     "callable that waits for the kernel and gives its run time in seconds."},
+};
+#undef PYCUDA_FASTCALL
+
+void add_raw_methods(nb::handle cls) {
+    auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+    for (PyMethodDef& def : prepared_methods) {
+        nb::object descr = nb::steal(PyDescr_NewMethod(type, &def));
+        if (!descr.is_valid())
+            throw nb::python_error();
+        cls.attr(def.ml_name) = descr;
+    }
+}
+
+} // namespace
+
 void bind_function(nb::module_& m) {
-    nb::class_<Function>(m, "Function", nb::dynamic_attr(),
-                         "A kernel of a Module, called like a Python function.\n\n"
-                         "    f = mod.get_function('scale')\n"
-                         "    f(dev_a, numpy.float32(2), numpy.int32(n), block=(256, 1, 1),\n"
-                         "      grid=((n + 255) // 256, 1))\n"
-                         "    f.prepare('PfI')\n"
-                         "    f.prepared_call((blocks, 1), (256, 1, 1), dev_a, 2.0, n)")
-        .def("__call__", &call,
-             "__call__(*args, block, grid=(1, 1), stream=None, shared=0, texrefs=[], "
-             "time_kernel=False)\n\nLaunch with `args` packed by type. With time_kernel=True, "
-             "returns the kernel's run time in seconds.")
-        .def(
-            "prepare",
-            [](nb::handle self, nb::handle arg_types, nb::handle texrefs) {
-                reject_texrefs(texrefs.ptr());
-                Function& f = nb::cast<Function&>(self);
-                prepare(f, PyUnicode_Check(arg_types.ptr()) ? nb::cast<std::string>(arg_types)
-                                                            : format_from_arg_types(arg_types));
-                return nb::borrow(self);
-            },
-            nb::arg("arg_types"), nb::arg("texrefs").none() = nb::none(),
-            "Fix the argument types (NumPy types, dtypes, struct codes like 'PiiP'; anything "
-            "else means a pointer) for prepared_call; returns self.")
+    nb::class_<Function> cls(
+        m, "Function", nb::dynamic_attr(), nb::type_slots(function_slots),
+        "A kernel of a Module, called like a Python function.\n\n"
+        "    f = mod.get_function('scale')\n"
+        "    f(dev_a, numpy.float32(2), numpy.int32(n), block=(256, 1, 1),\n"
+        "      grid=((n + 255) // 256, 1))\n"
+        "    f.prepare('PfI')\n"
+        "    f.prepared_call((blocks, 1), (256, 1, 1), dev_a, 2.0, n)\n\n"
+        "__call__(*args, block, grid=(1, 1), stream=None, shared=0, texrefs=[], "
+        "time_kernel=False) launches with `args` packed by type; with "
+        "time_kernel=True it returns the kernel's run time in seconds.");
+    cls.def(
+           "prepare",
+           [](nb::handle self, nb::handle arg_types, nb::handle texrefs) {
+               reject_texrefs(texrefs.ptr());
+               Function& f = nb::cast<Function&>(self);
+               prepare(f, PyUnicode_Check(arg_types.ptr()) ? nb::cast<std::string>(arg_types)
+                                                           : format_from_arg_types(arg_types));
+               return nb::borrow(self);
+           },
+           nb::arg("arg_types"), nb::arg("texrefs").none() = nb::none(),
+           "Fix the argument types (NumPy types, dtypes, struct codes like 'PiiP'; anything "
+           "else means a pointer) for prepared_call; returns self.")
         .def_prop_ro("arg_format",
                      [](const Function& f) -> nb::object {
                          if (!f.prepared_layout)
@@ -331,42 +442,6 @@ void bind_function(nb::module_& m) {
                          return nb::str(f.prepared_format.c_str());
                      })
         .def_prop_ro("texrefs", [](const Function&) { return nb::list(); })
-        .def(
-            "prepared_call",
-            [](Function& f, nb::args args, nb::kwargs kwargs) {
-                PreparedCall c = parse_prepared(f, args, kwargs, 2,
-                                                "prepared_call(grid, block, *args, shared_size=0)");
-                prepared_launch(f, c, nb::none(), false);
-            },
-            "prepared_call(grid, block, *args, shared_size=0)")
-        .def(
-            "prepared_async_call",
-            [](Function& f, nb::args args, nb::kwargs kwargs) {
-                PreparedCall c = parse_prepared(
-                    f, args, kwargs, 3,
-                    "prepared_async_call(grid, block, stream, *args, shared_size=0)");
-                prepared_launch(f, c, args[2], false);
-            },
-            "prepared_async_call(grid, block, stream, *args, shared_size=0)")
-        .def(
-            "prepared_timed_call",
-            [](Function& f, nb::args args, nb::kwargs kwargs) {
-                PreparedCall c = parse_prepared(
-                    f, args, kwargs, 2, "prepared_timed_call(grid, block, *args, shared_size=0)");
-                auto start = std::make_shared<Event>(), end = std::make_shared<Event>();
-                start->record(nullptr);
-                prepared_launch(f, c, nb::none(), false);
-                end->record(nullptr);
-                return nb::cpp_function([start, end]() {
-                    {
-                        nb::gil_scoped_release release;
-                        end->synchronize();
-                    }
-                    return end->time_since(*start) / 1000.0;
-                });
-            },
-            "As prepared_call; returns a callable that waits for the kernel and gives its run "
-            "time in seconds.")
         .def(
             "get_attribute",
             [](const Function& f, int attr) {
@@ -402,6 +477,14 @@ void bind_function(nb::module_& m) {
                     ("'Function' object has no attribute '" + name + "'").c_str());
             return f.attribute(static_cast<CUfunction_attribute>(attr));
         });
+
+    add_raw_methods(cls);
+    m.def("_rethrow_pending", []() {
+        std::exception_ptr e = std::exchange(pending_error, nullptr);
+        if (e)
+            std::rethrow_exception(e);
+    });
+    rethrow_pending = m.attr("_rethrow_pending").inc_ref().ptr();
 
     m.def(
         "_param_layout",
