@@ -5,6 +5,7 @@
 
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -97,6 +98,8 @@ TypeEntry classify_numpy_scalar(PyObject* obj, TypeEntry entry) {
     entry.code = nb::cast<std::string>(dtype.attr("char"))[0];
     entry.size = nb::cast<unsigned short>(dtype.attr("itemsize"));
     entry.align = nb::cast<unsigned short>(dtype.attr("alignment"));
+    if (kind[0] == 'c') // CUDA's complex types align like float2/double2, NumPy's like C
+        entry.align = static_cast<unsigned short>(std::min<unsigned>(entry.size, 16));
     // NumPy scalars keep their value inline right after the object header; find where through
     // the buffer protocol once, then read it directly on every call.
     Py_buffer view;
@@ -445,9 +448,9 @@ void put_prepared(ArgBuffer& buf, std::size_t i, const ParamSlot& slot, PyObject
             raise_type_error(param_label(buf, i) + " is complex, got " + type_name(arg));
         }
         if (slot.code == 'D')
-            return buf.put(i, &c, 16, 8);
+            return buf.put(i, &c, 16, 16);
         float pair[2] = {static_cast<float>(c.real), static_cast<float>(c.imag)};
-        return buf.put(i, pair, 8, 4);
+        return buf.put(i, pair, 8, 8);
     }
     case '?': {
         int truth = PyObject_IsTrue(arg);

@@ -42,13 +42,15 @@ bool code_size_align(char code, std::size_t& size, std::size_t& align) noexcept 
         size = 8;
         align = 8;
         return true;
-    case 'F': // complex64 is two floats: C aligns it as a float
+    // Complex numbers align like CUDA's float2/double2 (cuComplex, thrust::complex,
+    // cuda::std::complex, pycuda::complex), not like C's _Complex.
+    case 'F':
         size = 8;
-        align = 4;
+        align = 8;
         return true;
     case 'D':
         size = 16;
-        align = 8;
+        align = 16;
         return true;
     default:
         return false;

@@ -28,7 +28,8 @@ struct ParamLayout {
 };
 
 /// Size and alignment of a struct code on this platform (LP64): 'e' float16, 'F'/'D' complex64
-/// and complex128, 'P' a device pointer, '?' bool. Returns false for an unknown code.
+/// and complex128 (aligned as CUDA's float2/double2), 'P' a device pointer, '?' bool. Returns
+/// false for an unknown code.
 bool code_size_align(char code, std::size_t& size, std::size_t& align) noexcept;
 
 /// The alignment we give an n-byte by-value blob whose C type we cannot see ("12s", a struct

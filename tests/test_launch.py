@@ -39,7 +39,7 @@ class FakeGPUArray:
 def test_param_layout_natural_alignment() -> None:
     assert _driver._param_layout("PiiP") == [(0, 8), (8, 4), (12, 4), (16, 8)]
     assert _driver._param_layout("cdi") == [(0, 1), (8, 8), (16, 4)]
-    assert _driver._param_layout("eFD") == [(0, 2), (4, 8), (16, 16)]
+    assert _driver._param_layout("eFD") == [(0, 2), (8, 8), (16, 16)]  # complex: float2/double2
     # by-value blobs: float3 aligned as float, float4 to 16 bytes
     assert _driver._param_layout("c12sc16s") == [(0, 1), (4, 12), (16, 1), (32, 16)]
 
@@ -76,7 +76,7 @@ def test_pack_every_numpy_scalar_type() -> None:
 
 def test_pack_half_complex_bool_alignment() -> None:
     got = _driver._pack_args(None, (np.float16(1.5), np.complex64(1 + 2j), np.bool_(True)))
-    want = np.float16(1.5).tobytes() + b"\0\0" + np.complex64(1 + 2j).tobytes() + b"\x01"
+    want = np.float16(1.5).tobytes() + b"\0" * 6 + np.complex64(1 + 2j).tobytes() + b"\x01"
     assert got == want
 
 
@@ -113,7 +113,7 @@ def test_pack_prepared_formats() -> None:
     )
     assert _driver._pack_args("cdi", (b"a", 2, np.int32(3))) == struct.pack("@cdi", b"a", 2, 3)
     assert _driver._pack_args("e", (1.5,)) == np.float16(1.5).tobytes()
-    assert _driver._pack_args("FD", (1 + 2j, 3)) == struct.pack("@ffdd", 1, 2, 3, 0)
+    assert _driver._pack_args("FD", (1 + 2j, 3)) == struct.pack("@ff8xdd", 1, 2, 3, 0)
     assert _driver._pack_args("?f", (True, np.float32(0.5))) == struct.pack("@?xxxf", True, 0.5)
     blob = np.array((1, 2, 3), float3)
     assert _driver._pack_args("b12s", (1, blob)) == b"\x01\0\0\0" + blob.tobytes()
@@ -379,3 +379,45 @@ def test_launch_without_context_is_logic_error(mod) -> None:
     t.join()
     assert len(errors) == 1 and isinstance(errors[0], drv.LogicError)
     assert "no current context" in str(errors[0])
+
+
+def test_argument_handlers_need_contiguous_arrays() -> None:
+    with pytest.raises(ValueError, match="contiguous"):
+        drv.Out(np.zeros((4, 4), np.float32)[:, 1])
+    handler = drv.InOut(np.zeros(3, np.float32))
+    assert isinstance(handler, drv.ArgumentHandler) and handler.dev_alloc is None
+
+
+@pytest.mark.gpu
+def test_in_out_on_a_stream(mod) -> None:
+    add = mod.get_function("add")
+    a = drv.pagelocked_empty(32, np.float32)
+    b = drv.pagelocked_empty(32, np.float32)
+    dest = drv.pagelocked_zeros(32, np.float32)
+    a[:] = np.arange(32)
+    b[:] = 1
+    stream = drv.Stream()
+    add(drv.Out(dest), drv.In(a), drv.In(b), block=(32, 1, 1), stream=stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(dest, np.arange(32) + 1)
+
+
+@pytest.mark.gpu
+def test_complex_arguments_by_type_and_prepared(mod) -> None:
+    from pycuda.compiler import SourceModule
+
+    cmod = SourceModule(
+        r"""
+        __global__ void cplx(float2* out, char c, float2 z, double2 w)
+        { out[0] = z; out[1] = make_float2((float)w.x, (float)w.y); out[2].x = c; }
+        """
+    )
+    f = cmod.get_function("cplx")
+    out = drv.mem_alloc(24)
+    f(out, np.int8(3), np.complex64(1 + 2j), np.complex128(3 - 4j), block=(1, 1, 1))
+    got = drv.from_device(out, (6,), np.float32)
+    np.testing.assert_array_equal(got[:5], [1, 2, 3, -4, 3])
+    f.prepare("PcFD")
+    f.prepared_call((1,), (1,), out, b"\x05", 5 + 6j, 7 - 8j)
+    got = drv.from_device(out, (6,), np.float32)
+    np.testing.assert_array_equal(got[:5], [5, 6, 7, -8, 5])

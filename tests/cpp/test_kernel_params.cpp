@@ -48,11 +48,13 @@ TEST(KernelParams, MixedScalarAlignmentMatchesTheCompiler) {
 }
 
 TEST(KernelParams, HalfAndComplex) {
+    // complex64/128 align as float2/double2 (8 and 16), as CUDA's complex types do.
     ParamLayout l = parse_param_format("eFbD");
-    EXPECT_EQ(offsets(l), (std::vector<std::size_t>{0, 4, 12, 16}));
+    EXPECT_EQ(offsets(l), (std::vector<std::size_t>{0, 8, 16, 32}));
     EXPECT_EQ(l.slots[1].size, 8u);
     EXPECT_EQ(l.slots[3].size, 16u);
-    EXPECT_EQ(l.total_size, 32u);
+    EXPECT_EQ(l.slots[3].align, 16u);
+    EXPECT_EQ(l.total_size, 48u);
 }
 
 TEST(KernelParams, RepeatCountsExpandIntoParameters) {
