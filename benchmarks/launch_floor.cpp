@@ -1,65 +1,76 @@
 // benchmarks/launch_floor.cpp: the floor for launch cost: a C++ loop of cuLaunchKernel.
 //
-// Usage: launch_floor <cubin> <kernel> <launches> <sync_every> <repeats>
-// Loads the cubin in device 0's primary context and launches the kernel (float*, int, float)
-// with a packed parameter buffer, exactly as pycuda does, synchronizing every <sync_every>
-// launches. Prints one line per repeat: microseconds per launch.
+// Built by benchmarks/launch.py as a shared library and called through ctypes, so the floor is
+// measured in the same process and interleaved with the Python contenders (the launch cost of
+// a driver drifts by a microsecond between runs; paired rounds cancel that drift).
+// launch_floor_run() launches the kernel (float*, int, float) of a cubin in device 0's primary
+// context with a packed parameter buffer, exactly as pycuda does, in batches of `sync_every`
+// with an untimed synchronization between batches; it returns microseconds per launch.
 #include "core/driver_api.hpp"
 #include "core/error.hpp"
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
-using pycuda::driver;
+namespace {
 
-int main(int argc, char** argv) {
-    if (argc != 6) {
-        std::fprintf(stderr, "usage: %s cubin kernel launches sync_every repeats\n", argv[0]);
-        return 2;
-    }
-    int launches = std::atoi(argv[3]), sync_every = std::atoi(argv[4]);
-    int repeats = std::atoi(argv[5]);
+struct Floor {
+    CUmodule module = nullptr;
+    CUfunction function = nullptr;
+    CUdeviceptr buffer = 0;
+};
+
+Floor& state() {
+    static Floor floor;
+    return floor;
+}
+
+} // namespace
+
+/// Loads `cubin` and finds `kernel` (once per process); returns 0 on success, else prints why.
+extern "C" int launch_floor_init(const char* cubin, const char* kernel) {
     try {
         PYCUDA_CALL(cuInit, 0);
         CUdevice dev;
         PYCUDA_CALL(cuDeviceGet, &dev, 0);
         CUcontext ctx;
         PYCUDA_CALL(cuDevicePrimaryCtxRetain, &ctx, dev);
-        PYCUDA_CALL(cuCtxSetCurrent, ctx);
-        CUmodule mod;
-        PYCUDA_CALL(cuModuleLoad, &mod, argv[1]);
-        CUfunction fn;
-        PYCUDA_CALL(cuModuleGetFunction, &fn, mod, argv[2]);
-        CUdeviceptr buf;
-        PYCUDA_CALL(cuMemAlloc, &buf, 1024);
-        struct {
-            CUdeviceptr a;
-            int n;
-            float x;
-        } params{buf, 3, 2.0f};
-        std::size_t size = sizeof(params);
-        void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &params, CU_LAUNCH_PARAM_BUFFER_SIZE,
-                         &size, CU_LAUNCH_PARAM_END};
-        for (int r = 0; r < repeats; ++r) {
-            auto t0 = std::chrono::steady_clock::now();
-            for (int i = 0; i < launches; ++i) {
-                PYCUDA_CALL(cuLaunchKernel, fn, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, extra);
-                if ((i + 1) % sync_every == 0)
-                    PYCUDA_CALL(cuCtxSynchronize);
-            }
-            PYCUDA_CALL(cuCtxSynchronize);
-            auto t1 = std::chrono::steady_clock::now();
-            std::printf("%.4f\n",
-                        std::chrono::duration<double, std::micro>(t1 - t0).count() / launches);
-        }
-        PYCUDA_CALL(cuMemFree, buf);
-        PYCUDA_CALL(cuModuleUnload, mod);
-        PYCUDA_CALL(cuDevicePrimaryCtxRelease, dev);
+        PYCUDA_CALL(cuCtxPushCurrent, ctx);
+        PYCUDA_CALL(cuModuleLoad, &state().module, cubin);
+        PYCUDA_CALL(cuModuleGetFunction, &state().function, state().module, kernel);
+        PYCUDA_CALL(cuMemAlloc, &state().buffer, 1024);
+        CUcontext popped;
+        PYCUDA_CALL(cuCtxPopCurrent, &popped);
+        return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "launch_floor: %s\n", e.what());
         return 1;
     }
-    return 0;
+}
+
+/// Microseconds per launch over `launches` launches (the caller's context must be current).
+extern "C" double launch_floor_run(int launches, int sync_every) {
+    struct {
+        CUdeviceptr a;
+        int n;
+        float x;
+    } params{state().buffer, 3, 2.0f};
+    std::size_t size = sizeof(params);
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &params, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                     CU_LAUNCH_PARAM_END};
+    const pycuda::DriverApi& api = pycuda::driver();
+    int batches = launches / sync_every > 0 ? launches / sync_every : 1;
+    double total_us = 0;
+    for (int b = 0; b < batches; ++b) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < sync_every; ++i)
+            if (api.cuLaunchKernel(state().function, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr,
+                                   extra) != CUDA_SUCCESS)
+                return -1;
+        auto t1 = std::chrono::steady_clock::now();
+        total_us += std::chrono::duration<double, std::micro>(t1 - t0).count();
+        if (api.cuCtxSynchronize() != CUDA_SUCCESS)
+            return -1;
+    }
+    return total_us / (batches * sync_every);
 }
