@@ -76,8 +76,10 @@ void Function::launch(const Dim3& grid, const Dim3& block, unsigned shared_bytes
                       void* params, std::size_t params_size) const {
     void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params, CU_LAUNCH_PARAM_BUFFER_SIZE,
                      &params_size, CU_LAUNCH_PARAM_END};
-    CUresult rc = driver().cuLaunchKernel(handle_, grid[0], grid[1], grid[2], block[0], block[1],
-                                          block[2], shared_bytes, stream, nullptr, extra);
+    // A kernel without parameters gets no parameter buffer at all.
+    CUresult rc =
+        driver().cuLaunchKernel(handle_, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                shared_bytes, stream, nullptr, params_size != 0 ? extra : nullptr);
     if (rc != CUDA_SUCCESS) [[unlikely]] {
         CUcontext current = nullptr;
         if (driver().cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == nullptr)

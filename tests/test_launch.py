@@ -164,6 +164,7 @@ def test_launch_dims_accept_lists_and_numpy_ints() -> None:
 RECORD_SRC = r"""
 struct S { char c; double d; int i; };
 __global__ void k(float* a, int n, float x) {}
+__global__ void noargs() {}
 __global__ void add(float* dst, const float* a, const float* b)
 {
     int t = threadIdx.x;
@@ -293,6 +294,17 @@ def test_time_kernel_and_streams(mod) -> None:
     assert k(buf, np.int32(1), np.float32(1), block=(32,), grid=(2, 2), stream=stream) is None
     stream.synchronize()
     k(buf, np.int32(1), np.float32(1), block=[8, 8], shared=1024, texrefs=[])
+
+
+@pytest.mark.gpu
+def test_kernel_without_parameters(mod) -> None:
+    f = mod.get_function("noargs")
+    f(block=(1, 1, 1))
+    assert f.prepare([]) is f and f.arg_format == ""
+    f.prepared_call((2, 2), (4, 4, 1))
+    with pytest.raises(TypeError, match="takes 0 arguments, got 1"):
+        f(np.int32(1), block=(1, 1, 1))
+    drv.Context.synchronize()
 
 
 @pytest.mark.gpu
