@@ -1,6 +1,525 @@
-// bindings/function.cpp: (being written)
-#include <nanobind/nanobind.h>
-namespace nb = nanobind;
+// bindings/function.cpp: pycuda._driver.Function: __call__, prepare and the prepared_* calls.
+#include "bindings/arg_packer.hpp"
+#include "bindings/pointer.hpp"
+#include "bindings/stream.hpp"
+
+#include "core/error.hpp"
+#include "core/event.hpp"
+#include "core/function.hpp"
+
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <utility>
+
 namespace pycuda::bindings {
-void bind_function(nb::module_&) {}
+
+namespace {
+
+/// Grid or block from a tuple or list of 1 to 3 positive ints (NumPy ints too).
+Dim3 parse_dims(PyObject* obj, const char* what) {
+    if (!PyTuple_Check(obj) && !PyList_Check(obj))
+        throw nb::type_error((std::string(what) + " must be a tuple of 1 to 3 positive ints, got " +
+                              Py_TYPE(obj)->tp_name)
+                                 .c_str());
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+    if (n < 1 || n > 3)
+        throw nb::value_error(
+            (std::string(what) + " must have 1 to 3 entries, got " + std::to_string(n)).c_str());
+    PyObject** items = PySequence_Fast_ITEMS(obj);
+    Dim3 dims{1, 1, 1};
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* item = items[i];
+        long long v;
+        if (PyLong_Check(item)) {
+            v = PyLong_AsLongLong(item);
+        } else if (PyIndex_Check(item) && !PyFloat_Check(item)) {
+            nb::object index = nb::steal(PyNumber_Index(item));
+            if (!index.is_valid())
+                throw nb::python_error();
+            v = PyLong_AsLongLong(index.ptr());
+        } else {
+            throw nb::type_error((std::string(what) + "[" + std::to_string(i) +
+                                  "] must be an int, got " + Py_TYPE(item)->tp_name)
+                                     .c_str());
+        }
+        if (v == -1 && PyErr_Occurred())
+            throw nb::python_error();
+        if (v < 1 || v > 0xffffffffll)
+            throw nb::value_error((std::string(what) + "[" + std::to_string(i) +
+                                   "] = " + std::to_string(v) + " must be a positive int")
+                                      .c_str());
+        dims[static_cast<std::size_t>(i)] = static_cast<unsigned>(v);
+    }
+    return dims;
+}
+
+unsigned shared_bytes(PyObject* obj) {
+    unsigned long v = PyLong_AsUnsignedLong(obj);
+    if (v == static_cast<unsigned long>(-1) && PyErr_Occurred())
+        throw nb::python_error();
+    if (v > 0xffffffffu)
+        throw nb::value_error("shared memory size does not fit in 32 bits");
+    return static_cast<unsigned>(v);
+}
+
+void reject_texrefs(PyObject* texrefs) {
+    if (texrefs == nullptr || texrefs == Py_None)
+        return;
+    Py_ssize_t n = PyObject_Length(texrefs);
+    if (n < 0)
+        throw nb::python_error();
+    if (n > 0)
+        throw nb::type_error(
+            "texrefs=: texture references are not bound through kernel calls here; bind them "
+            "with TextureReference.set_array/set_address (pycuda's texture module turns them "
+            "into texture objects) and pass texrefs=[]");
+}
+
+/// Interned keyword names, compared by pointer first.
+struct Keywords {
+    PyObject* block = PyUnicode_InternFromString("block");
+    PyObject* grid = PyUnicode_InternFromString("grid");
+    PyObject* stream = PyUnicode_InternFromString("stream");
+    PyObject* shared = PyUnicode_InternFromString("shared");
+    PyObject* texrefs = PyUnicode_InternFromString("texrefs");
+    PyObject* time_kernel = PyUnicode_InternFromString("time_kernel");
+    PyObject* shared_size = PyUnicode_InternFromString("shared_size");
+};
+
+const Keywords& keywords() {
+    static const Keywords k;
+    return k;
+}
+
+bool same_key(PyObject* key, PyObject* name) {
+    return key == name || PyUnicode_Compare(key, name) == 0;
+}
+
+/// The keyword arguments of __call__.
+struct CallOptions {
+    PyObject* block = nullptr;
+    PyObject* grid = nullptr;
+    PyObject* stream = Py_None;
+    PyObject* shared = nullptr;
+    PyObject* texrefs = nullptr;
+    PyObject* time_kernel = nullptr;
+};
+
+CallOptions parse_call_kwargs(PyObject* kwargs) {
+    CallOptions o;
+    const Keywords& k = keywords();
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    std::string extra;
+    while (kwargs != nullptr && PyDict_Next(kwargs, &pos, &key, &value)) {
+        if (same_key(key, k.block))
+            o.block = value;
+        else if (same_key(key, k.grid))
+            o.grid = value;
+        else if (same_key(key, k.stream))
+            o.stream = value;
+        else if (same_key(key, k.shared))
+            o.shared = value;
+        else if (same_key(key, k.texrefs))
+            o.texrefs = value;
+        else if (same_key(key, k.time_kernel))
+            o.time_kernel = value;
+        else
+            extra += (extra.empty() ? "" : ", ") + nb::cast<std::string>(nb::handle(key));
+    }
+    if (!extra.empty())
+        throw nb::value_error(("extra keyword arguments: " + extra).c_str());
+    if (o.block == nullptr)
+        throw nb::value_error("must specify block size (block=(x, y, z))");
+    return o;
+}
+
+void call_handlers(const std::vector<nb::handle>& handlers, const char* method, nb::handle stream) {
+    for (nb::handle h : handlers)
+        h.attr(method)(stream);
+}
+
+/// Launches, optionally timed with events on the same stream; returns seconds or None.
+nb::object launch(Function& f, const Dim3& grid, const Dim3& block, unsigned shared,
+                  CUstream stream, ArgBuffer& buf, bool timed) {
+    if (!timed) {
+        f.launch(grid, block, shared, stream, buf.data(), buf.size());
+        return nb::none();
+    }
+    Event start, end;
+    start.record(stream);
+    f.launch(grid, block, shared, stream, buf.data(), buf.size());
+    end.record(stream);
+    {
+        nb::gil_scoped_release release;
+        end.synchronize();
+    }
+    return nb::float_(end.time_since(start) / 1000.0);
+}
+
+// The __call__ hot path, per call: one scan of the kwargs dict (interned-pointer compares), the
+// block/grid tuples read directly, per argument one scan of the type cache (pointer compares)
+// then a memcpy (NumPy scalars) or one type check (our device memory); no Python attribute
+// look-ups for those types, no heap allocation (a 512-byte stack buffer), one cuLaunchKernel.
+nb::object call(Function& f, PyObject* args, PyObject* kwargs) {
+    CallOptions o = parse_call_kwargs(kwargs);
+    Dim3 block = parse_dims(o.block, "block");
+    Dim3 grid = o.grid ? parse_dims(o.grid, "grid") : Dim3{1, 1, 1};
+    check_launch_dims(grid, block, f.max_threads_per_block(), f.name());
+    unsigned shared = o.shared ? shared_bytes(o.shared) : 0;
+    reject_texrefs(o.texrefs);
+    bool timed = o.time_kernel && PyObject_IsTrue(o.time_kernel) == 1;
+    ArgBuffer buf(f.param_info(), &f.name());
+    pack_by_type(buf, PySequence_Fast_ITEMS(args),
+                 static_cast<std::size_t>(PyTuple_GET_SIZE(args)));
+    CUstream stream = o.stream == Py_None ? nullptr : stream_handle(o.stream);
+    if (buf.handlers.empty())
+        return launch(f, grid, block, shared, stream, buf, timed);
+    nb::handle stream_obj(o.stream);
+    call_handlers(buf.handlers, "pre_call", stream_obj);
+    nb::object result = launch(f, grid, block, shared, stream, buf, timed);
+    call_handlers(buf.handlers, "post_call", stream_obj);
+    return result;
+}
+
+} // namespace
+
+namespace {
+
+/// The positional and keyword arguments of a prepared_* call, after `fixed` leading ones
+/// (grid, block[, stream]).
+struct PreparedCall {
+    Dim3 grid, block;
+    unsigned shared = 0;
+    PyObject* const* args = nullptr;
+    std::size_t nargs = 0;
+};
+
+PreparedCall parse_prepared(Function& f, PyObject* const* args, std::size_t nargs,
+                            PyObject* kwnames, std::size_t fixed, const char* signature) {
+    if (!f.prepared_layout)
+        throw nb::type_error(("kernel '" + f.name() +
+                              "' is not prepared: call prepare(arg_types) before prepared_call")
+                                 .c_str());
+    if (nargs < fixed)
+        throw nb::type_error(signature);
+    PreparedCall c;
+    c.grid = parse_dims(args[0], "grid");
+    c.block = parse_dims(args[1], "block");
+    check_launch_dims(c.grid, c.block, f.max_threads_per_block(), f.name());
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; ++k) {
+        PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+        if (!same_key(key, keywords().shared_size))
+            throw nb::type_error(("unexpected keyword argument '" +
+                                  nb::cast<std::string>(nb::handle(key)) + "'; " + signature)
+                                     .c_str());
+        c.shared = shared_bytes(args[nargs + static_cast<std::size_t>(k)]);
+    }
+    c.args = args + fixed;
+    c.nargs = nargs - fixed;
+    return c;
+}
+
+nb::object prepared_launch(Function& f, const PreparedCall& c, nb::handle stream_obj, bool timed) {
+    ArgBuffer buf(&*f.prepared_layout, &f.name()); // offsets from prepare(), driver's if known
+    pack_by_layout(buf, *f.prepared_layout, c.args, c.nargs);
+    CUstream stream = stream_obj.is_none() ? nullptr : stream_handle(stream_obj);
+    if (buf.handlers.empty())
+        return launch(f, c.grid, c.block, c.shared, stream, buf, timed);
+    call_handlers(buf.handlers, "pre_call", stream_obj);
+    nb::object result = launch(f, c.grid, c.block, c.shared, stream, buf, timed);
+    call_handlers(buf.handlers, "post_call", stream_obj);
+    return result;
+}
+
+/// prepare(): the layout from the format; where the driver knows the kernel's parameters, the
+/// format must match them in count and sizes, and their offsets win.
+void prepare(Function& f, const std::string& format) {
+    ParamLayout layout = parse_param_format(format);
+    if (const std::vector<ParamInfo>* info = f.param_info()) {
+        if (info->size() != layout.slots.size())
+            throw nb::type_error(("prepare: kernel '" + f.name() + "' takes " +
+                                  std::to_string(info->size()) + " arguments, but the format '" +
+                                  format + "' describes " + std::to_string(layout.slots.size()))
+                                     .c_str());
+        for (std::size_t i = 0; i < info->size(); ++i) {
+            ParamSlot& slot = layout.slots[i];
+            if (slot.size != (*info)[i].size)
+                throw nb::type_error(("prepare: parameter " + std::to_string(i) +
+                                      " (0-based) of kernel '" + f.name() + "' is " +
+                                      std::to_string((*info)[i].size) + " bytes, but format '" +
+                                      format + "' gives '" + std::string(1, slot.code) + "' (" +
+                                      std::to_string(slot.size) + " bytes)")
+                                         .c_str());
+            slot.offset = (*info)[i].offset;
+        }
+        if (!info->empty())
+            layout.total_size = info->back().offset + info->back().size;
+    }
+    f.prepared_layout = std::move(layout);
+    f.prepared_format = format;
+}
+
+/// Lower-case function_attribute names for Function.__getattr__.
+int attribute_by_name(const std::string& name) {
+    static const std::pair<const char*, CUfunction_attribute> table[] = {
+        {"max_threads_per_block", CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK},
+        {"shared_size_bytes", CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES},
+        {"const_size_bytes", CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES},
+        {"local_size_bytes", CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES},
+        {"num_regs", CU_FUNC_ATTRIBUTE_NUM_REGS},
+        {"ptx_version", CU_FUNC_ATTRIBUTE_PTX_VERSION},
+        {"binary_version", CU_FUNC_ATTRIBUTE_BINARY_VERSION},
+        {"cache_mode_ca", CU_FUNC_ATTRIBUTE_CACHE_MODE_CA},
+        {"max_dynamic_shared_size_bytes", CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES},
+        {"preferred_shared_memory_carveout", CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT},
+    };
+    for (const auto& [n, attr] : table)
+        if (name == n)
+            return attr;
+    return -1;
+}
+
+nb::bytes pack_args_for_test(nb::handle format, nb::handle args) {
+    static const std::string name = "<_pack_args>";
+    nb::tuple items = nb::tuple(nb::borrow(args));
+    PyObject* const* ptrs = PySequence_Fast_ITEMS(items.ptr());
+    if (format.is_none()) {
+        ArgBuffer buf(static_cast<const std::vector<ParamInfo>*>(nullptr), &name);
+        pack_by_type(buf, ptrs, items.size());
+        return nb::bytes(static_cast<const char*>(buf.data()), buf.size());
+    }
+    ParamLayout layout = parse_param_format(nb::cast<std::string>(format));
+    ArgBuffer buf(&layout, &name);
+    pack_by_layout(buf, layout, ptrs, items.size());
+    return nb::bytes(static_cast<const char*>(buf.data()), buf.size());
+}
+
+} // namespace
+
+namespace {
+
+// The launch entry points are plain CPython calls (tp_call and METH_FASTCALL methods) rather
+// than nanobind overloads: that skips building an args tuple and a kwargs dict and the
+// overload dispatch, the largest cost left on the launch path. C++ exceptions still go through
+// nanobind's translators (CudaError -> pycuda.driver.LogicError, ...): the exception is kept
+// and rethrown inside a tiny nanobind-bound function, which raises it as Python sees it.
+thread_local std::exception_ptr pending_error;
+PyObject* rethrow_pending = nullptr;
+
+PyObject* raise_current() noexcept {
+    pending_error = std::current_exception();
+    PyObject* result = PyObject_CallNoArgs(rethrow_pending);
+    Py_XDECREF(result); // always null: the call raised
+    return nullptr;
+}
+
+template <typename Body>
+PyObject* guarded(Body&& body) noexcept {
+    try {
+        return body().release().ptr();
+    } catch (nb::python_error& e) {
+        e.restore();
+        return nullptr;
+    } catch (...) {
+        return raise_current();
+    }
+}
+
+Function& function_of(PyObject* self) {
+    if (!nb::inst_ready(self))
+        throw nb::type_error("Function used before initialization");
+    return *nb::inst_ptr<Function>(self);
+}
+
+PyObject* function_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+    return guarded([&] { return call(function_of(self), args, kwargs); });
+}
+
+PyObject* prepared_call_raw(PyObject* self, PyObject* const* args, Py_ssize_t n,
+                            PyObject* kwnames) {
+    return guarded([&] {
+        Function& f = function_of(self);
+        PreparedCall c = parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 2,
+                                        "prepared_call(grid, block, *args, shared_size=0)");
+        return prepared_launch(f, c, nb::none(), false);
+    });
+}
+
+PyObject* prepared_async_call_raw(PyObject* self, PyObject* const* args, Py_ssize_t n,
+                                  PyObject* kwnames) {
+    return guarded([&] {
+        Function& f = function_of(self);
+        PreparedCall c =
+            parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 3,
+                           "prepared_async_call(grid, block, stream, *args, shared_size=0)");
+        return prepared_launch(f, c, nb::handle(args[2]), false);
+    });
+}
+
+PyObject* prepared_timed_call_raw(PyObject* self, PyObject* const* args, Py_ssize_t n,
+                                  PyObject* kwnames) {
+    return guarded([&]() -> nb::object {
+        Function& f = function_of(self);
+        PreparedCall c = parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 2,
+                                        "prepared_timed_call(grid, block, *args, shared_size=0)");
+        auto start = std::make_shared<Event>(), end = std::make_shared<Event>();
+        start->record(nullptr);
+        prepared_launch(f, c, nb::none(), false);
+        end->record(nullptr);
+        return nb::cpp_function([start, end]() {
+            {
+                nb::gil_scoped_release release;
+                end->synchronize();
+            }
+            return end->time_since(*start) / 1000.0;
+        });
+    });
+}
+
+PyType_Slot function_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&function_tp_call)},
+                                {0, nullptr}};
+
+#define PYCUDA_FASTCALL(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn))
+PyMethodDef prepared_methods[] = {
+    {"prepared_call", PYCUDA_FASTCALL(&prepared_call_raw), METH_FASTCALL | METH_KEYWORDS,
+     "prepared_call(grid, block, *args, shared_size=0)\n\nLaunch with `args` converted to the "
+     "types given to prepare()."},
+    {"prepared_async_call", PYCUDA_FASTCALL(&prepared_async_call_raw),
+     METH_FASTCALL | METH_KEYWORDS,
+     "prepared_async_call(grid, block, stream, *args, shared_size=0)\n\nAs prepared_call, "
+     "on `stream`."},
+    {"prepared_timed_call", PYCUDA_FASTCALL(&prepared_timed_call_raw),
+     METH_FASTCALL | METH_KEYWORDS,
+     "prepared_timed_call(grid, block, *args, shared_size=0)\n\nAs prepared_call; returns a "
+     "callable that waits for the kernel and gives its run time in seconds."},
+};
+#undef PYCUDA_FASTCALL
+
+void add_raw_methods(nb::handle cls) {
+    auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+    for (PyMethodDef& def : prepared_methods) {
+        nb::object descr = nb::steal(PyDescr_NewMethod(type, &def));
+        if (!descr.is_valid())
+            throw nb::python_error();
+        cls.attr(def.ml_name) = descr;
+    }
+}
+
+} // namespace
+
+void bind_helpers(nb::module_& m);
+
+void bind_function(nb::module_& m) {
+    nb::class_<Function> cls(
+        m, "Function", nb::dynamic_attr(), nb::type_slots(function_slots),
+        "A kernel of a Module, called like a Python function.\n\n"
+        "    f = mod.get_function('scale')\n"
+        "    f(dev_a, numpy.float32(2), numpy.int32(n), block=(256, 1, 1),\n"
+        "      grid=((n + 255) // 256, 1))\n"
+        "    f.prepare('PfI')\n"
+        "    f.prepared_call((blocks, 1), (256, 1, 1), dev_a, 2.0, n)\n\n"
+        "__call__(*args, block, grid=(1, 1), stream=None, shared=0, texrefs=[], "
+        "time_kernel=False) launches with `args` packed by type; with "
+        "time_kernel=True it returns the kernel's run time in seconds.");
+    cls.def(
+           "prepare",
+           [](nb::handle self, nb::handle arg_types, nb::handle texrefs) {
+               reject_texrefs(texrefs.ptr());
+               Function& f = nb::cast<Function&>(self);
+               prepare(f, PyUnicode_Check(arg_types.ptr()) ? nb::cast<std::string>(arg_types)
+                                                           : format_from_arg_types(arg_types));
+               return nb::borrow(self);
+           },
+           nb::arg("arg_types"), nb::arg("texrefs").none() = nb::none(),
+           "Fix the argument types (NumPy types, dtypes, struct codes like 'PiiP'; anything "
+           "else means a pointer) for prepared_call; returns self.")
+        .def_prop_ro("arg_format",
+                     [](const Function& f) -> nb::object {
+                         if (!f.prepared_layout)
+                             return nb::none();
+                         return nb::str(f.prepared_format.c_str());
+                     })
+        .def_prop_ro("texrefs", [](const Function&) { return nb::list(); })
+        .def(
+            "get_attribute",
+            [](const Function& f, int attr) {
+                return f.attribute(static_cast<CUfunction_attribute>(attr));
+            },
+            nb::arg("attr"), "cuFuncGetAttribute (a function_attribute).")
+        .def(
+            "set_attribute",
+            [](Function& f, int attr, int value) {
+                f.set_attribute(static_cast<CUfunction_attribute>(attr), value);
+            },
+            nb::arg("attr"), nb::arg("value"))
+        .def(
+            "set_cache_config",
+            [](Function& f, int config) { f.set_cache_config(static_cast<CUfunc_cache>(config)); },
+            nb::arg("config"))
+        .def(
+            "set_shared_config",
+            [](Function& f, int config) {
+                f.set_shared_config(static_cast<CUsharedconfig>(config));
+            },
+            nb::arg("config"))
+        .def("max_active_blocks_per_multiprocessor",
+             &Function::max_active_blocks_per_multiprocessor, nb::arg("block_size"),
+             nb::arg("dynamic_smem") = 0, "Occupancy: resident blocks per multiprocessor.")
+        .def_prop_ro("function_name", &Function::name)
+        .def_prop_ro("handle",
+                     [](const Function& f) { return reinterpret_cast<std::uintptr_t>(f.handle()); })
+        .def("__getattr__", [](const Function& f, const std::string& name) {
+            int attr = attribute_by_name(name);
+            if (attr < 0)
+                throw nb::attribute_error(
+                    ("'Function' object has no attribute '" + name + "'").c_str());
+            return f.attribute(static_cast<CUfunction_attribute>(attr));
+        });
+
+    add_raw_methods(cls);
+    bind_helpers(m);
+}
+
+/// The exception relay of the raw entry points, and CPU-testable pieces of the launch path.
+void bind_helpers(nb::module_& m) {
+    m.def("_rethrow_pending", []() {
+        std::exception_ptr e = std::exchange(pending_error, nullptr);
+        if (e)
+            std::rethrow_exception(e);
+    });
+    rethrow_pending = m.attr("_rethrow_pending").inc_ref().ptr();
+
+    m.def(
+        "_param_layout",
+        [](const std::string& format) {
+            ParamLayout layout = parse_param_format(format);
+            nb::list out;
+            for (const ParamSlot& s : layout.slots)
+                out.append(nb::make_tuple(s.offset, s.size));
+            return out;
+        },
+        nb::arg("format"), "[(offset, size)] of each parameter of a prepare() format (tests).");
+    m.def("_pack_args", &pack_args_for_test, nb::arg("format").none(), nb::arg("args"),
+          "The parameter bytes for `args` as __call__ (format None) or prepared_call packs "
+          "them, without a launch (tests).");
+    m.def(
+        "_check_launch_dims",
+        [](nb::handle grid, nb::handle block) {
+            Dim3 g = parse_dims(grid.ptr(), "grid"), b = parse_dims(block.ptr(), "block");
+            check_launch_dims(g, b, 1024, "<check>");
+            return nb::make_tuple(nb::make_tuple(g[0], g[1], g[2]),
+                                  nb::make_tuple(b[0], b[1], b[2]));
+        },
+        nb::arg("grid"), nb::arg("block"),
+        "Validate grid and block as a launch does, without a kernel (tests).");
+}
+
 } // namespace pycuda::bindings

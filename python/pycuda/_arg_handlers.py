@@ -1,6 +1,10 @@
 """Argument handlers: In, Out and InOut copy host arrays to and from a kernel call.
 
 func(drv.Out(dest), drv.In(a), drv.In(b), block=(400, 1, 1), grid=(1, 1))
+
+The kernel receives a pointer to a device copy of the array, made for the call (the handler
+keeps it, so a handler reused across calls reuses its allocation). With ``stream=None`` the
+copies are synchronous; with a stream they are queued on it (use page-locked arrays there).
 """
 
 from __future__ import annotations
@@ -14,26 +18,32 @@ class ArgumentHandler:
     """Wraps a host array for a kernel call; the kernel gets a device copy of it."""
 
     def __init__(self, array: Any) -> None:
+        if isinstance(array, np.ndarray) and not (
+            array.flags.c_contiguous or array.flags.f_contiguous
+        ):
+            raise ValueError(
+                f"{type(self).__name__}() needs a contiguous array (the device copy is one "
+                "block of memory); pass numpy.ascontiguousarray(a) and copy back yourself"
+            )
         self.array = array
-        self.dev_alloc = None
+        self.dev_alloc: Any = None
 
     def get_device_alloc(self) -> Any:
+        """The device copy (allocated on first use, at least one byte)."""
         if self.dev_alloc is None:
             from pycuda._driver import mem_alloc
 
-            nbytes = (
-                np.asarray(self.array).nbytes
-                if not hasattr(self.array, "nbytes")
-                else (self.array.nbytes)
-            )
+            nbytes = getattr(self.array, "nbytes", None)
+            if nbytes is None:
+                nbytes = np.asarray(self.array).nbytes
             self.dev_alloc = mem_alloc(max(nbytes, 1))
         return self.dev_alloc
 
     def pre_call(self, stream: Any) -> None:
-        pass
+        """Runs after packing and before the launch."""
 
     def post_call(self, stream: Any) -> None:
-        pass
+        """Runs after the launch was queued."""
 
 
 class In(ArgumentHandler):
