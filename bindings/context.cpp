@@ -6,6 +6,7 @@
 #include <nanobind/stl/optional.h>
 
 #include <cstdint>
+#include <nanobind/stl/string.h>
 #include <optional>
 
 namespace pycuda::bindings {
@@ -92,12 +93,13 @@ void bind_context(nb::module_& m) {
             nb::arg("peer"), nb::arg("flags") = 0)
         .def_static("disable_peer_access",
                     [](const ContextRef& peer) { Context::disable_peer_access(*peer.get()); })
-        .def("__eq__",
-             [](const ContextRef& a, nb::handle b) {
-                 return nb::isinstance<ContextRef>(b) &&
-                        a.handle() == nb::cast<const ContextRef&>(b).handle();
-             },
-             nb::arg("other").none())
+        .def(
+            "__eq__",
+            [](const ContextRef& a, nb::handle b) {
+                return nb::isinstance<ContextRef>(b) &&
+                       a.handle() == nb::cast<const ContextRef&>(b).handle();
+            },
+            nb::arg("other").none())
         .def("__hash__",
              [](const ContextRef& self) {
                  return static_cast<Py_hash_t>(reinterpret_cast<std::uintptr_t>(self.handle()) >>

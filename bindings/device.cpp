@@ -117,11 +117,12 @@ void bind_device(nb::module_& m) {
                  return nb::bytes(reinterpret_cast<const char*>(id.data()), id.size());
              })
         .def_prop_ro("handle", &Device::handle)
-        .def("__eq__",
-             [](const Device& a, nb::handle b) {
-                 return nb::isinstance<Device>(b) && a == nb::cast<const Device&>(b);
-             },
-             nb::arg("other").none())
+        .def(
+            "__eq__",
+            [](const Device& a, nb::handle b) {
+                return nb::isinstance<Device>(b) && a == nb::cast<const Device&>(b);
+            },
+            nb::arg("other").none())
         .def("__hash__", [](const Device& d) { return static_cast<Py_hash_t>(d.handle()); })
         .def("__repr__", [](const Device& d) {
             return "<pycuda.driver.Device " + std::to_string(d.handle()) + ">";

@@ -7,6 +7,7 @@
 #include "core/memcpy.hpp"
 
 #include <cstdint>
+#include <nanobind/stl/string.h>
 #include <string>
 
 namespace pycuda::bindings {

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <nanobind/stl/string.h>
 #include <string>
 #include <tuple>
 

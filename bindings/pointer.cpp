@@ -7,6 +7,7 @@
 #include "core/ipc_memory.hpp"
 #include "core/memory_pool.hpp"
 
+#include <nanobind/stl/string.h>
 #include <string>
 
 namespace pycuda::bindings {
