@@ -6,8 +6,9 @@ import struct
 import threading
 
 import numpy as np
-import pycuda.driver as drv
 import pytest
+
+import pycuda.driver as drv
 from pycuda import _driver
 
 float3 = np.dtype([("x", np.float32), ("y", np.float32), ("z", np.float32)])

@@ -7,8 +7,9 @@ import shutil
 import subprocess
 
 import numpy as np
-import pycuda.driver as drv
 import pytest
+
+import pycuda.driver as drv
 
 SOURCE = r"""
 extern "C" __global__ void fill(int* out, int value) { out[threadIdx.x] = value; }
