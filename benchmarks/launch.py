@@ -137,8 +137,7 @@ def main() -> None:
     parser.add_argument("--sync-every", type=int, default=256)
     parser.add_argument("--repeats", type=int, default=31, help="rounds")
     args = parser.parse_args()
-    sys.path.insert(0, os.path.join(REPO, "python"))
-    import pycuda.driver as drv
+    import pycuda.driver as drv  # the installed package (scripts/demo.sh or pip install .)
 
     drv.init()
     dev = drv.Device(0)
@@ -149,13 +148,12 @@ def main() -> None:
         cubin = build_cubin(workdir, f"sm_{major}{minor}")
         rows = launch_rows(cubin, workdir, args)
     sys.path.insert(0, HERE)
-    try:
-        from _compile_bench import run as compile_run
-    except ImportError:
-        compile_run = None
-    if compile_run is not None:
-        rows.extend(compile_run())
+    from _compile_bench import run as compile_run
+    from _import_bench import run as import_run
+
+    rows.extend(compile_run())
     drv.Context.pop()
+    rows.extend(import_run())
 
     info = {
         "device": dev.name(),
