@@ -1,0 +1,695 @@
+"""The CUDA driver API for pycuda, on a C++20 core"""
+
+from collections.abc import Sequence
+import os
+import pathlib
+import types
+from typing import TypeAlias, overload
+
+
+class Error(Exception):
+    """
+    Base of every CUDA driver error; .code is the CUresult, .name its symbol, .routine the driver call that failed.
+    """
+
+    code: None = None
+
+    name: None = None
+
+    routine: None = None
+
+class LogicError(Error):
+    """A CUDA call was used wrongly (bad value, handle or context)."""
+
+class LaunchError(Error):
+    """A kernel launch failed."""
+
+class MemoryError(Error):
+    """Out of device memory."""
+
+class RuntimeError(Error):
+    """No usable device, driver or binary for the GPU."""
+
+def init(flags: int = 0) -> None:
+    """Initialize the CUDA driver (cuInit)."""
+
+def get_driver_version() -> int:
+    """The driver's CUDA version as an int, e.g. 13000."""
+
+def get_version() -> tuple:
+    """
+    The CUDA version of the headers this module was built with, (major, minor, patch).
+    """
+
+def driver_library_path() -> str:
+    """The libcuda that was opened (raises RuntimeError when none was found)."""
+
+class Device:
+    """
+    A CUDA device, by ordinal or PCI bus id.
+
+        dev = pycuda.driver.Device(0)
+        print(dev.name(), dev.compute_capability(), dev.multiprocessor_count)
+    """
+
+    @overload
+    def __init__(self, arg: int, /) -> None: ...
+
+    @overload
+    def __init__(self, arg: str, /) -> None: ...
+
+    @staticmethod
+    def count() -> int:
+        """The number of CUDA devices."""
+
+    def name(self) -> str: ...
+
+    def pci_bus_id(self) -> str: ...
+
+    def compute_capability(self) -> tuple[int, int]:
+        """(major, minor)"""
+
+    def total_memory(self) -> int:
+        """Bytes of device memory."""
+
+    def get_attribute(self, attr: int) -> object:
+        """The value of a device_attribute."""
+
+    def get_attributes(self) -> dict:
+        """A dict of every device_attribute the driver knows, to its value."""
+
+    def __getattr__(self, arg: str, /) -> object:
+        """
+        dev.max_threads_per_block is dev.get_attribute(device_attribute.MAX_THREADS_PER_BLOCK)
+        """
+
+    def make_context(self, flags: int = 0) -> Context:
+        """Create a new context on this device and push it."""
+
+    def retain_primary_context(self) -> Context:
+        """
+        The device's primary context, shared with the runtime API (CuPy, PyTorch); not pushed: call .push().
+        """
+
+    def can_access_peer(self, arg: Device, /) -> bool: ...
+
+    def uuid(self) -> bytes: ...
+
+    @property
+    def handle(self) -> int: ...
+
+    def __eq__(self, other: object | None) -> bool: ...
+
+    def __hash__(self) -> int: ...
+
+    def __repr__(self) -> str: ...
+
+class Context:
+    """
+    A CUDA context. Made by Device.make_context() (pushed) or Device.retain_primary_context() (not pushed).
+
+        ctx = pycuda.driver.Device(0).make_context()
+        ...
+        ctx.pop(); ctx.detach()
+    """
+
+    def push(self) -> None:
+        """Make this context current in the calling thread (cuCtxPushCurrent)."""
+
+    def detach(self) -> None:
+        """
+        Give up this object's reference; the context is destroyed (or the primary context released) once nothing allocated in it remains.
+        """
+
+    def get_api_version(self) -> int: ...
+
+    @property
+    def handle(self) -> int: ...
+
+    @staticmethod
+    def pop() -> None:
+        """
+        Pop the current context off this thread's context stack (cuCtxPopCurrent).
+        """
+
+    @staticmethod
+    def get_current() -> Context | None:
+        """The context current in this thread, or None."""
+
+    @staticmethod
+    def get_device() -> Device:
+        """The device of the current context."""
+
+    @staticmethod
+    def synchronize() -> None:
+        """Wait for all work in the current context (cuCtxSynchronize)."""
+
+    @staticmethod
+    def attach(flags: int = 0) -> Context: ...
+
+    @staticmethod
+    def set_limit(arg0: int, arg1: int, /) -> None: ...
+
+    @staticmethod
+    def get_limit(arg: int, /) -> int: ...
+
+    @staticmethod
+    def get_cache_config() -> int: ...
+
+    @staticmethod
+    def set_cache_config(arg: int, /) -> None: ...
+
+    @staticmethod
+    def get_shared_config() -> int: ...
+
+    @staticmethod
+    def set_shared_config(arg: int, /) -> None: ...
+
+    @staticmethod
+    def enable_peer_access(peer: Context, flags: int = 0) -> None: ...
+
+    @staticmethod
+    def disable_peer_access(arg: Context, /) -> None: ...
+
+    def __eq__(self, other: object | None) -> bool: ...
+
+    def __hash__(self) -> int: ...
+
+    def __repr__(self) -> str: ...
+
+class DeviceAllocation:
+    """
+    Linear device memory from mem_alloc(); frees itself in its context when collected.
+
+        buf = drv.mem_alloc(a.nbytes)
+        drv.memcpy_htod(buf, a)
+        buf.free()
+    """
+
+    def __int__(self) -> int: ...
+
+    def __index__(self) -> int: ...
+
+    def free(self) -> None:
+        """
+        Free now (in the owning context). Using the allocation afterwards is LogicError.
+        """
+
+    def as_buffer(self, size: int, offset: int = 0) -> object:
+        """
+        A memoryview of the device address (only readable by the host for managed or host-mapped memory). Keep the allocation alive while using it.
+        """
+
+    def __repr__(self) -> str: ...
+
+class ManagedAllocation(DeviceAllocation):
+    """
+    Unified memory (cuMemAllocManaged) behind managed_empty(); one address for host and device.
+    """
+
+    def get_device_pointer(self) -> int: ...
+
+    def attach(self, mem_flags: int, stream: object | None = None) -> None:
+        """cuStreamAttachMemAsync: flags from mem_attach_flags."""
+
+class PointerHolderBase:
+    """
+    Subclass and override get_pointer() to pass any object as a device pointer.
+
+        class Holder(drv.PointerHolderBase):
+            def __init__(self, buf):
+                super().__init__(); self.buf = buf
+            def get_pointer(self):
+                return int(self.buf)
+    """
+
+    def __init__(self) -> None: ...
+
+    def get_pointer(self) -> int: ...
+
+    def __int__(self) -> int: ...
+
+    def __index__(self) -> int: ...
+
+    def as_buffer(self, size: int, offset: int = 0) -> object: ...
+
+def mem_get_ipc_handle(devptr: object) -> object:
+    """A 64-byte bytearray another process opens with IPCMemoryHandle."""
+
+class IPCMemoryHandle:
+    """
+    Device memory of another process, opened from the handle that process got from mem_get_ipc_handle().
+    """
+
+    def __init__(self, handle: object, flags: int = 1) -> None: ...
+
+    def __int__(self) -> int: ...
+
+    def __index__(self) -> int: ...
+
+    def close(self) -> None: ...
+
+def mem_alloc(bytes: int) -> DeviceAllocation:
+    """
+    Allocate `bytes` of device memory in the current context (DeviceAllocation). When the device is out of memory, garbage is collected and the allocation retried once.
+    """
+
+def mem_alloc_pitch(width: int, height: int, access_size: int) -> tuple:
+    """Pitched 2D allocation: returns (DeviceAllocation, pitch in bytes)."""
+
+def mem_get_info() -> tuple[int, int]:
+    """(free, total) bytes of the current device."""
+
+def mem_get_address_range(ptr: object) -> tuple[int, int]:
+    """(base, size) of the allocation containing `ptr`."""
+
+class HostPointer:
+    """Host memory known to CUDA."""
+
+    def get_device_pointer(self) -> int:
+        """The device address of this memory (needs DEVICEMAP/mapped memory)."""
+
+class PagelockedHostAllocation(HostPointer):
+    """
+    Page-locked host memory behind pagelocked_empty(); the array's .base.
+
+        a = drv.pagelocked_empty((4, 4), numpy.float32)
+        a.base.get_flags()
+    """
+
+    def free(self) -> None:
+        """Free now; arrays on this memory must not be used afterwards."""
+
+    def get_flags(self) -> int: ...
+
+HostAllocation: TypeAlias = PagelockedHostAllocation
+
+class RegisteredHostMemory(HostPointer):
+    """
+    An existing array page-locked by register_host_memory(); .base is that array.
+    """
+
+    def unregister(self) -> None: ...
+
+    @property
+    def base(self) -> object: ...
+
+class AlignedHostAllocation:
+    """Pageable host memory with a chosen alignment, behind aligned_empty()."""
+
+    def free(self) -> None: ...
+
+def memset_d8(dest: object, data: int, size: int) -> None:
+    """Set `size` elements at `dest` to `data`."""
+
+def memset_d8_async(dest: object, data: int, size: int, stream: object | None = None) -> None: ...
+
+def memset_d2d8(dest: object, pitch: int, data: int, width: int, height: int) -> None:
+    """
+    Set a `width` x `height` rectangle (rows `pitch` bytes apart) to `data`.
+    """
+
+def memset_d2d8_async(dest: object, pitch: int, data: int, width: int, height: int, stream: object | None = None) -> None: ...
+
+def memset_d16(dest: object, data: int, size: int) -> None:
+    """Set `size` elements at `dest` to `data`."""
+
+def memset_d16_async(dest: object, data: int, size: int, stream: object | None = None) -> None: ...
+
+def memset_d2d16(dest: object, pitch: int, data: int, width: int, height: int) -> None:
+    """
+    Set a `width` x `height` rectangle (rows `pitch` bytes apart) to `data`.
+    """
+
+def memset_d2d16_async(dest: object, pitch: int, data: int, width: int, height: int, stream: object | None = None) -> None: ...
+
+def memset_d32(dest: object, data: int, size: int) -> None:
+    """Set `size` elements at `dest` to `data`."""
+
+def memset_d32_async(dest: object, data: int, size: int, stream: object | None = None) -> None: ...
+
+def memset_d2d32(dest: object, pitch: int, data: int, width: int, height: int) -> None:
+    """
+    Set a `width` x `height` rectangle (rows `pitch` bytes apart) to `data`.
+    """
+
+def memset_d2d32_async(dest: object, pitch: int, data: int, width: int, height: int, stream: object | None = None) -> None: ...
+
+def memcpy_htod(dest: object, src: object) -> None:
+    """Copy all of the host buffer `src` to `dest`."""
+
+def memcpy_htod_async(dest: object, src: object, stream: object | None = None) -> None: ...
+
+def memcpy_dtoh(dest: object, src: object) -> None:
+    """Fill all of the writable host buffer `dest` from `src`."""
+
+def memcpy_dtoh_async(dest: object, src: object, stream: object | None = None) -> None: ...
+
+def memcpy_dtod(dest: object, src: object, size: int) -> None:
+    """Copy `size` bytes on the device."""
+
+def memcpy_dtod_async(dest: object, src: object, size: int, stream: object | None = None) -> None: ...
+
+def memcpy_peer(dest: object, src: object, size: int, dest_context: object | None = None, src_context: object | None = None) -> None:
+    """
+    Copy between devices. A context left None is the one the pointer belongs to.
+    """
+
+def memcpy_peer_async(dest: object, src: object, size: int, dest_context: object | None = None, src_context: object | None = None, stream: object | None = None) -> None: ...
+
+def bitlog2(n: int) -> int:
+    """floor(log2(n)); 0 for 0."""
+
+class PooledDeviceAllocation:
+    """
+    A block lent by a DeviceMemoryPool; returns to it when freed or collected.
+    """
+
+    def free(self) -> None: ...
+
+    def __int__(self) -> int: ...
+
+    def __index__(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+class DeviceMemoryPool:
+    """
+    A caching allocator of device memory: freed blocks are kept for reuse.
+
+        pool = DeviceMemoryPool()
+        a = gpuarray.empty(100, numpy.float32, allocator=pool.allocate)
+    """
+
+    def __init__(self) -> None: ...
+
+    def allocate(self, size: int) -> PooledDeviceAllocation:
+        """A PooledDeviceAllocation of at least `size` bytes."""
+
+    @property
+    def held_blocks(self) -> int: ...
+
+    @property
+    def active_blocks(self) -> int: ...
+
+    @property
+    def managed_bytes(self) -> int: ...
+
+    @property
+    def active_bytes(self) -> int: ...
+
+    @staticmethod
+    def bin_number(size: int) -> int: ...
+
+    @staticmethod
+    def alloc_size(bin: int) -> int: ...
+
+    def free_held(self) -> None:
+        """Free all held (unused) blocks."""
+
+    def stop_holding(self) -> None:
+        """Free held blocks and free returned blocks at once from now on."""
+
+class PooledHostAllocation:
+    """
+    A page-locked block lent by a PageLockedMemoryPool; the .base of the arrays it allocates.
+    """
+
+    def free(self) -> None: ...
+
+    def __len__(self) -> int: ...
+
+class PageLockedAllocator:
+    """
+    Page-locked blocks with host_alloc_flags `flags`, for PageLockedMemoryPool.
+    """
+
+    def __init__(self, flags: int = 0) -> None: ...
+
+    @property
+    def flags(self) -> int: ...
+
+class PageLockedMemoryPool:
+    """
+    A caching allocator of page-locked host arrays.
+
+        pool = PageLockedMemoryPool()
+        a = pool.allocate((1024,), numpy.float32)
+    """
+
+    def __init__(self, allocator: PageLockedAllocator | None = None) -> None: ...
+
+    def allocate(self, shape: object, dtype: object, order: object = 'C') -> object:
+        """A page-locked numpy array whose .base is a PooledHostAllocation."""
+
+    @property
+    def held_blocks(self) -> int: ...
+
+    @property
+    def active_blocks(self) -> int: ...
+
+    @property
+    def managed_bytes(self) -> int: ...
+
+    @property
+    def active_bytes(self) -> int: ...
+
+    @staticmethod
+    def bin_number(size: int) -> int: ...
+
+    @staticmethod
+    def alloc_size(bin: int) -> int: ...
+
+    def free_held(self) -> None:
+        """Free all held (unused) blocks."""
+
+    def stop_holding(self) -> None:
+        """Free held blocks and free returned blocks at once from now on."""
+
+class Stream:
+    """
+    A CUDA stream: work queued on it runs in order.
+
+        s = pycuda.driver.Stream()
+        pycuda.driver.memcpy_htod_async(dev, host, s)
+        s.synchronize()
+    """
+
+    def __init__(self, flags: int = 0, priority: int = 0) -> None: ...
+
+    def synchronize(self) -> None:
+        """Wait until all work queued on the stream is done."""
+
+    def is_done(self) -> bool: ...
+
+    def wait_for_event(self, event: Event) -> None:
+        """Make later work on this stream wait for `event`."""
+
+    @property
+    def flags(self) -> int: ...
+
+    @property
+    def priority(self) -> int: ...
+
+    @property
+    def handle(self) -> int: ...
+
+    def __cuda_stream__(self) -> tuple: ...
+
+class Event:
+    """
+    A marker in a stream, for synchronization and timing.
+
+        start, end = drv.Event(), drv.Event()
+        start.record(); ...; end.record(); end.synchronize()
+        ms = end.time_since(start)
+    """
+
+    def __init__(self, flags: int = 0) -> None: ...
+
+    def record(self, stream: object | None = None) -> object:
+        """Record on `stream`; returns self."""
+
+    def synchronize(self) -> object:
+        """Wait for the event; returns self."""
+
+    def query(self) -> bool:
+        """True once the recorded work has completed."""
+
+    def time_since(self, start: Event) -> float:
+        """Milliseconds from `start` to this event."""
+
+    def time_till(self, end: Event) -> float:
+        """Milliseconds from this event to `end`."""
+
+    def ipc_handle(self) -> object: ...
+
+    @staticmethod
+    def from_ipc_handle(handle: object) -> Event: ...
+
+    @property
+    def handle(self) -> int: ...
+
+class Module:
+    """
+    A loaded CUDA module (cubin, PTX or fatbin).
+
+        mod = pycuda.driver.module_from_file('kernels.cubin')
+        f = mod.get_function('scale')
+        ptr, size = mod.get_global('table')
+    """
+
+    def get_function(self, name: str) -> Function:
+        """The kernel named `name` (a Function)."""
+
+    def get_global(self, name: str) -> tuple[int, int]:
+        """
+        (device address, size in bytes) of a __device__ or __constant__ variable.
+        """
+
+    @property
+    def handle(self) -> int: ...
+
+def module_from_file(filename: str) -> Module:
+    """Load a cubin, PTX or fatbin file as a Module."""
+
+def module_from_buffer(buffer: object, options: object = [], message_handler: object | None = None) -> Module:
+    """
+    Load a cubin, PTX or fatbin image from memory. `options` is a list of
+    (jit_option, value); message_handler(success, info_log, error_log) receives the
+    JIT compiler's messages. A failure raises with the error log in the message.
+    """
+
+class Function:
+    """
+    A kernel of a Module, called like a Python function.
+
+        f = mod.get_function('scale')
+        f(dev_a, numpy.float32(2), numpy.int32(n), block=(256, 1, 1),
+          grid=((n + 255) // 256, 1))
+        f.prepare('PfI')
+        f.prepared_call((blocks, 1), (256, 1, 1), dev_a, 2.0, n)
+
+    __call__(*args, block, grid=(1, 1), stream=None, shared=0, texrefs=[], time_kernel=False) launches with `args` packed by type; with time_kernel=True it returns the kernel's run time in seconds.
+    """
+
+    def __call__(self, /, *args, **kwargs):
+        """Call self as a function."""
+
+    def prepare(self, arg_types: object, texrefs: object | None = None) -> object:
+        """
+        Fix the argument types (NumPy types, dtypes, struct codes like 'PiiP'; anything else means a pointer) for prepared_call; returns self.
+        """
+
+    @property
+    def arg_format(self) -> object: ...
+
+    @property
+    def texrefs(self) -> list: ...
+
+    def get_attribute(self, attr: int) -> int:
+        """cuFuncGetAttribute (a function_attribute)."""
+
+    def set_attribute(self, attr: int, value: int) -> None: ...
+
+    def set_cache_config(self, config: int) -> None: ...
+
+    def set_shared_config(self, config: int) -> None: ...
+
+    def max_active_blocks_per_multiprocessor(self, block_size: int, dynamic_smem: int = 0) -> int:
+        """Occupancy: resident blocks per multiprocessor."""
+
+    @property
+    def function_name(self) -> str: ...
+
+    @property
+    def handle(self) -> int: ...
+
+    def __getattr__(self, arg: str, /) -> int: ...
+
+    prepared_call: types.MethodDescriptorType = ...
+
+    prepared_async_call: types.MethodDescriptorType = ...
+
+    prepared_timed_call: types.MethodDescriptorType = ...
+
+class Linker:
+    """
+    Links cubins, PTX and libraries into one Module.
+
+        ln = pycuda.driver.Linker()
+        ln.add_data(cubin, pycuda.driver.jit_input_type.CUBIN, 'k')
+        ln.add_file('/usr/local/cuda/lib64/libcudadevrt.a',
+                    pycuda.driver.jit_input_type.LIBRARY)
+        mod = ln.link_module()
+    """
+
+    def __init__(self, message_handler: object | None = None, options: object | None = None, log_verbose: bool = False) -> None: ...
+
+    def add_data(self, data: object, input_type: int, name: str = 'unknown') -> None:
+        """Add an in-memory image of jit_input_type `input_type`."""
+
+    def add_file(self, filename: str, input_type: int) -> None:
+        """Add a file of jit_input_type."""
+
+    def link_module(self) -> Module:
+        """Complete the link and load the result as a Module."""
+
+def nvrtc_compile(source: str, name: str, options: Sequence[str], headers: Sequence[tuple[str, str]] = []) -> tuple:
+    """
+    Compile CUDA C++ with NVRTC in this process.
+
+    Returns (success, log, ptx: bytes, cubin: bytes); cubin is empty for a virtual
+    architecture (compute_XY). headers: (name, contents) pairs found by #include.
+    """
+
+def nvrtc_version() -> tuple[int, int]:
+    """NVRTC's (major, minor) version."""
+
+def nvrtc_supported_archs() -> list[int]:
+    """The SM numbers (e.g. [75, 80, 90]) NVRTC compiles for."""
+
+def nvrtc_available() -> bool:
+    """Whether a libnvrtc could be opened."""
+
+def nvrtc_library_path() -> str:
+    """The path of the libnvrtc in use."""
+
+class CompileCache:
+    """
+    Content-addressed store of compiled kernels: memory, then disk.
+
+        c = CompileCache('/tmp/cache')   # or CompileCache() for memory
+        c.put(key, cubin); c.get(key) -> bytes | None
+    """
+
+    def __init__(self, directory: str | os.PathLike = ...) -> None: ...
+
+    def get(self, key: str) -> object:
+        """The entry for key, or None on a miss (a corrupt file is a miss)."""
+
+    def put(self, key: str, data: bytes) -> str:
+        """Store an entry; returns '' or why the disk copy could not be written."""
+
+    def clear_memory(self) -> None: ...
+
+    def entry_path(self, key: str) -> pathlib.Path: ...
+
+    @property
+    def directory(self) -> pathlib.Path: ...
+
+def sha256_hex(data: bytes) -> str:
+    """SHA-256 of bytes as 64 hex digits."""
+
+def start_profiler() -> None:
+    """
+    Start profiler data collection (cuProfilerStart), e.g. under nsys --capture-range.
+    """
+
+def stop_profiler() -> None:
+    """Stop profiler data collection (cuProfilerStop)."""
+
+def initialize_profiler(config_file: str, output_file: str, output_mode: int) -> None:
+    """
+    Removed from CUDA 12: always raises, pointing to Nsight Systems / Nsight Compute.
+    """

@@ -1,0 +1,29 @@
+"""The committed stubs of pycuda._driver are what nanobind's stubgen makes of the built module."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import pycuda
+
+STUB_NANOBIND = "3.1.0"  # the stubgen that wrote python/pycuda/_driver.pyi
+
+
+def test_stubs_match_the_extension(tmp_path: pathlib.Path):
+    nanobind = pytest.importorskip("nanobind")
+    if nanobind.__version__ != STUB_NANOBIND:
+        pytest.skip(f"stubs were made by nanobind {STUB_NANOBIND}, this is {nanobind.__version__}")
+    committed = pathlib.Path(pycuda.__file__).with_name("_driver.pyi")
+    out = tmp_path / "_driver.pyi"
+    subprocess.run(
+        [sys.executable, "-m", "nanobind.stubgen", "-q", "-m", "pycuda._driver", "-o", str(out)],
+        check=True,
+    )
+    assert out.read_text() == committed.read_text(), (
+        "python/pycuda/_driver.pyi is stale: regenerate it with "
+        "`python -m nanobind.stubgen -m pycuda._driver -o python/pycuda/_driver.pyi`"
+    )
