@@ -53,6 +53,11 @@ class CompileError(Error):
 CUDA_DEBUGGING = False
 
 
+def have_gl_ext() -> bool:
+    """Whether OpenGL interoperability (pycuda.gl) was built in: it is not, in this build."""
+    return False
+
+
 def set_debugging(flag: bool = True) -> None:
     """Make SourceModule compile with ``-g -G``, keep its files and skip the cache."""
     global CUDA_DEBUGGING
