@@ -11,6 +11,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+# The mpi_* examples run under mpirun on two GPUs: tests/test_mpi.py.
+SINGLE_PROCESS = [p for p in EXAMPLES if not p.name.startswith("mpi_")]
 
 
 def test_there_are_examples():
@@ -26,7 +28,7 @@ def test_example_is_python3_and_checks_its_result(path):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SINGLE_PROCESS, ids=lambda p: p.name)
 def test_example_runs(path):
     proc = subprocess.run(
         [sys.executable, str(path)],
