@@ -1,0 +1,204 @@
+"""benchmarks/arrays.py: element-wise GPUArray work against the copy bandwidth and CuPy.
+
+On 2^26-element float32 arrays: 2*x, x+y, an ElementwiseKernel z=a*x+b*y, sqrt(fabs(x)),
+x[::2]+y[::2] and a broadcast (8192,1)+(1,8192); plus the host cost of a+b on 1000 elements.
+Each device figure is the median over rounds of the mean of a burst of launches timed with
+events, after warm-up; bandwidth counts the bytes each operation must move (every input read
+once, every output written once, per kernel launched). The ceiling is a device-to-device copy
+of the same size measured in the same run (bytes read + bytes written).
+
+    python benchmarks/arrays.py --json arrays.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import pycuda.autoinit  # noqa: F401
+import pycuda.driver as drv
+from pycuda import cumath, gpuarray
+from pycuda.elementwise import ElementwiseKernel
+
+N = 1 << 26
+SIDE = 1 << 13  # SIDE * SIDE == N
+Row = tuple[str, float, str]
+
+
+def device_ms(
+    op: Callable[[], object], sync: Callable[[], object], record, burst: int = 20, rounds: int = 15
+) -> float:
+    """Median over rounds of the mean time of one op, from events around a burst."""
+    for _ in range(3):
+        op()
+    sync()
+    times = []
+    for _ in range(rounds):
+        start, end = record()
+        for _ in range(burst):
+            op()
+        times.append(end() / burst)
+    return statistics.median(times)
+
+
+def pycuda_timer():
+    def record():
+        a, b = drv.Event(), drv.Event()
+        a.record()
+
+        def end():
+            b.record()
+            b.synchronize()
+            return b.time_since(a)
+
+        return a, end
+
+    return record
+
+
+def cupy_timer(cp):
+    def record():
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+
+        def end():
+            b.record()
+            b.synchronize()
+            return cp.cuda.get_elapsed_time(a, b)
+
+        return a, end
+
+    return record
+
+
+def host_us(op: Callable[[], object], sync: Callable[[], object], n: int = 2000) -> float:
+    """Median host time of one call (results discarded), the queue drained between rounds."""
+    for _ in range(100):
+        op()
+    sync()
+    rounds = []
+    for _ in range(9):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            op()
+        rounds.append((time.perf_counter() - t0) / n * 1e6)
+        sync()
+    return statistics.median(rounds)
+
+
+CASES = [
+    # name, bytes moved (float32 elements read + written, per kernel), contiguous
+    ("2*x", 8 * N, True),
+    ("x+y", 12 * N, True),
+    ("ElementwiseKernel z=a*x+b*y", 12 * N, True),
+    ("sqrt(fabs(x)) (two kernels)", 16 * N, True),
+    ("x[::2]+y[::2] (strided)", 6 * N, False),
+    ("(8192,1)+(1,8192) (broadcast)", 4 * N + 8 * SIDE, False),
+]
+
+
+def pycuda_ops():
+    rng = np.random.default_rng(1)
+    x = gpuarray.to_gpu(rng.standard_normal(N, dtype=np.float32))
+    y = gpuarray.to_gpu(rng.standard_normal(N, dtype=np.float32))
+    z = gpuarray.empty_like(x)
+    col = gpuarray.to_gpu(rng.standard_normal((SIDE, 1), dtype=np.float32))
+    row = gpuarray.to_gpu(rng.standard_normal((1, SIDE), dtype=np.float32))
+    axpby = ElementwiseKernel(
+        "float a, float *x, float b, float *y, float *z", "z[i] = a*x[i] + b*y[i]", "axpby"
+    )
+    a, b = np.float32(2.0), np.float32(3.0)
+    ops = [
+        lambda: 2 * x,
+        lambda: x + y,
+        lambda: axpby(a, x, b, y, z),
+        lambda: cumath.sqrt(cumath.fabs(x)),
+        lambda: x[::2] + y[::2],
+        lambda: col + row,
+    ]
+    small = gpuarray.to_gpu(np.ones(1000, np.float32))
+    copy_dst = gpuarray.empty_like(x)
+
+    def copy():
+        drv.memcpy_dtod(copy_dst.gpudata, x.gpudata, x.nbytes)
+
+    return ops, (lambda: small + small), copy
+
+
+def cupy_ops(cp):
+    x = cp.random.standard_normal(N, dtype=cp.float32)
+    y = cp.random.standard_normal(N, dtype=cp.float32)
+    z = cp.empty_like(x)
+    col = cp.random.standard_normal((SIDE, 1), dtype=cp.float32)
+    row = cp.random.standard_normal((1, SIDE), dtype=cp.float32)
+    axpby = cp.ElementwiseKernel(
+        "float32 a, float32 x, float32 b, float32 y", "float32 z", "z = a*x + b*y", "axpby"
+    )
+    ops = [
+        lambda: 2 * x,
+        lambda: x + y,
+        lambda: axpby(cp.float32(2), x, cp.float32(3), y, z),
+        lambda: cp.sqrt(cp.abs(x)),
+        lambda: x[::2] + y[::2],
+        lambda: col + row,
+    ]
+    small = cp.ones(1000, cp.float32)
+    return ops, (lambda: small + small)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", help="write the results to this path")
+    args = parser.parse_args()
+    sync = drv.Context.synchronize
+    record = pycuda_timer()
+    ops, small_add, copy = pycuda_ops()
+    copy_ms = device_ms(copy, sync, record)
+    copy_tbs = 8 * N / copy_ms / 1e9
+    rows: list[Row] = [("device-to-device copy (ceiling)", copy_tbs, "TB/s")]
+    ours = [device_ms(op, sync, record) for op in ops]
+    try:
+        import cupy as cp
+    except ImportError:
+        cp = None
+    theirs: list[float | None] = [None] * len(ops)
+    cupy_small = None
+    if cp is not None:
+        cops, csmall = cupy_ops(cp)
+        csync = cp.cuda.Device().synchronize
+        theirs = [device_ms(op, csync, cupy_timer(cp)) for op in cops]
+        cupy_small = host_us(csmall, csync)
+    for (name, nbytes, contiguous), ms, cms in zip(CASES, ours, theirs):
+        tbs = nbytes / ms / 1e9
+        rows.append((f"pycuda {name}", tbs, f"TB/s ({100 * tbs / copy_tbs:.0f}% of copy)"))
+        if cms is not None:
+            ctbs = nbytes / cms / 1e9
+            rows.append((f"cupy   {name}", ctbs, f"TB/s ({100 * ctbs / copy_tbs:.0f}% of copy)"))
+    rows.append(("pycuda host cost of a+b, 1000 float32", host_us(small_add, sync), "us"))
+    if cupy_small is not None:
+        rows.append(("cupy   host cost of a+b, 1000 float32", cupy_small, "us"))
+
+    dev = drv.Context.get_device()
+    info = {
+        "device": dev.name(),
+        "driver_version": drv.get_driver_version(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "elements": N,
+    }
+    print(f"device: {info['device']}   driver: {info['driver_version']}   date: {info['date']}")
+    width = max(len(r[0]) for r in rows)
+    for name, value, unit in rows:
+        print(f"{name:<{width}}  {value:9.3f}  {unit}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({**info, "rows": [list(r) for r in rows]}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
