@@ -93,13 +93,13 @@ def host_us(op: Callable[[], object], sync: Callable[[], object], n: int = 2000)
 
 
 CASES = [
-    # name, bytes moved (float32 elements read + written, per kernel), contiguous
-    ("2*x", 8 * N, True),
-    ("x+y", 12 * N, True),
-    ("ElementwiseKernel z=a*x+b*y", 12 * N, True),
-    ("sqrt(fabs(x)) (two kernels)", 16 * N, True),
-    ("x[::2]+y[::2] (strided)", 6 * N, False),
-    ("(8192,1)+(1,8192) (broadcast)", 4 * N + 8 * SIDE, False),
+    # name, bytes moved (float32 elements read + written, per kernel)
+    ("2*x", 8 * N),
+    ("x+y", 12 * N),
+    ("ElementwiseKernel z=a*x+b*y", 12 * N),
+    ("sqrt(fabs(x)) (two kernels)", 16 * N),
+    ("x[::2]+y[::2] (strided)", 6 * N),
+    ("(8192,1)+(1,8192) (broadcast)", 4 * N + 8 * SIDE),
 ]
 
 
@@ -174,7 +174,7 @@ def main() -> None:
         csync = cp.cuda.Device().synchronize
         theirs = [device_ms(op, csync, cupy_timer(cp)) for op in cops]
         cupy_small = host_us(csmall, csync)
-    for (name, nbytes, contiguous), ms, cms in zip(CASES, ours, theirs):
+    for (name, nbytes), ms, cms in zip(CASES, ours, theirs, strict=True):
         tbs = nbytes / ms / 1e9
         rows.append((f"pycuda {name}", tbs, f"TB/s ({100 * tbs / copy_tbs:.0f}% of copy)"))
         if cms is not None:
