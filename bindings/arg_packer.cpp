@@ -32,7 +32,7 @@ struct NumpyTypes {
     PyTypeObject* ndarray;
     PyObject* memoryview_type;
     PyTypeObject* handler;
-    nb::object dtype_cls;
+    nb::handle dtype_cls; // leaked on purpose: statics outlive the interpreter
 };
 
 const NumpyTypes& numpy_types() {
@@ -47,7 +47,7 @@ const NumpyTypes& numpy_types() {
                           type_of(np.attr("ndarray")),
                           reinterpret_cast<PyObject*>(&PyMemoryView_Type),
                           type_of(handlers.attr("ArgumentHandler")),
-                          np.attr("dtype")};
+                          np.attr("dtype").release()};
     }();
     return types;
 }
