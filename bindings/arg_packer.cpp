@@ -47,7 +47,7 @@ const NumpyTypes& numpy_types() {
                           type_of(np.attr("ndarray")),
                           reinterpret_cast<PyObject*>(&PyMemoryView_Type),
                           type_of(handlers.attr("ArgumentHandler")),
-                          np.attr("dtype").release()};
+                          nb::object(np.attr("dtype")).release()};
     }();
     return types;
 }
@@ -503,7 +503,7 @@ std::string format_from_arg_types(nb::handle arg_types) {
             dtype = nb::borrow(t);
         else if (PyType_Check(t.ptr()) &&
                  is_subtype(reinterpret_cast<PyTypeObject*>(t.ptr()), np.generic))
-            dtype = np.dtype_cls(t);
+            dtype = nb::borrow(np.dtype_cls)(t);
         if (!dtype.is_valid()) {
             format += 'P'; // anything else stands for a pointer (DeviceAllocation, intp, ...)
             continue;
