@@ -135,6 +135,10 @@ template <typename Managed>
 nb::object make_capsule(std::uintptr_t ptr, nb::handle shape, nb::handle strides_bytes,
                         nb::handle dtype, DLDevice device, nb::handle owner, std::uint64_t flags) {
     auto ex = std::make_unique<Export<Managed>>();
+    // Non-null shape and strides also for 0-d tensors: some consumers read them unconditionally,
+    // and DLPack 1.x producers should not rely on null strides meaning C-contiguous.
+    ex->shape.reserve(8);
+    ex->strides.reserve(8);
     DLDataType type = data_type_of(dtype);
     fill_layout(*ex, shape, strides_bytes, nb::cast<std::size_t>(dtype.attr("itemsize")));
     DLTensor& t = ex->managed.dl_tensor;
