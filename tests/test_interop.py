@@ -207,6 +207,58 @@ def test_owner_is_kept_alive_and_released_once(versioned, consume):
     assert alive() is None
 
 
+@pytest.mark.parametrize("versioned", [True, False])
+def test_deleter_runs_without_the_gil_on_another_thread(versioned):
+    # A consumer (PyTorch, CuPy) may call our deleter from its own thread without the GIL; ctypes
+    # releases the GIL around foreign calls, so this is exactly that situation.
+    import threading
+
+    owner = Owner()
+    before = sys.getrefcount(owner)
+    capsule = _driver._dlpack_export(FAKE_PTR, (3,), None, np.float32, 0, owner, versioned)
+    name = b"dltensor_versioned" if versioned else b"dltensor"
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    set_name = ctypes.pythonapi.PyCapsule_SetName
+    set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    address = get_pointer(capsule, name)
+    assert set_name(capsule, b"used_" + name) == 0  # consumed by our "consumer"
+    managed_type = DLManagedTensorVersioned if versioned else DLManagedTensor
+    deleter_address = ctypes.cast(
+        address + managed_type.deleter.offset, ctypes.POINTER(ctypes.c_void_p)
+    )[0]
+    deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(deleter_address)
+    thread = threading.Thread(target=deleter, args=(address,))
+    thread.start()
+    thread.join()
+    del capsule  # consumed: its destructor must not call the deleter again
+    gc.collect()
+    assert sys.getrefcount(owner) == before
+
+
+def test_capsules_and_holders_alive_at_interpreter_exit():
+    # Module globals are torn down during finalization, when the deleter may no longer touch
+    # Python objects: exit must stay clean.
+    import subprocess
+
+    script = (
+        "import numpy as np\n"
+        "from pycuda import _driver\n"
+        "class Owner: pass\n"
+        "kept = [_driver._dlpack_export(1 << 20, (3,), None, np.float32, 0, Owner(), v)"
+        " for v in (True, False)]\n"
+        "held = [_driver._dlpack_import(_driver._dlpack_export("
+        "1 << 20, (3,), None, np.int8, 0, Owner(), v)) for v in (True, False)]\n"
+        "kept.append(held)\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+    assert "Fatal" not in done.stderr and "Traceback" not in done.stderr
+
+
 def test_read_only_and_copied_flags():
     capsule = _driver._dlpack_export(
         FAKE_PTR, (3,), None, np.float32, 0, Owner(), True, read_only=True, copied=True
