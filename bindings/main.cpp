@@ -17,6 +17,7 @@ void bind_linker(nb::module_& m);
 void bind_nvrtc(nb::module_& m);
 void bind_compile_cache(nb::module_& m);
 void bind_profiler(nb::module_& m);
+void bind_dlpack(nb::module_& m);
 } // namespace pycuda::bindings
 
 NB_MODULE(_driver, m) {
@@ -37,4 +38,5 @@ NB_MODULE(_driver, m) {
     bind_nvrtc(m);
     bind_compile_cache(m);
     bind_profiler(m);
+    bind_dlpack(m);
 }
