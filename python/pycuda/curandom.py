@@ -133,7 +133,7 @@ def _philox_function(distribution: str, dtype_name: str) -> Any:
 @context_dependent_memoize
 def _multiprocessor_count() -> int:
     dev = drv.Context.get_device()
-    return int(dev.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT))
+    return int(dev.get_attribute(int(drv.device_attribute.MULTIPROCESSOR_COUNT)))
 
 
 def _philox_key(seed: int | None) -> tuple[int, int]:
@@ -147,11 +147,11 @@ def _philox_key(seed: int | None) -> tuple[int, int]:
 
 
 def _philox_fill(distribution: str, shape: Any, dtype: Any, stream: Any, seed: Any) -> Any:
-    from pycuda import gpuarray
-
     dtype = np.dtype(dtype)
     philox_kernel_source(distribution, dtype)  # rejects a dtype before any allocation
     key = _philox_key(seed)
+    from pycuda import gpuarray
+
     result = gpuarray.empty(shape, dtype)
     n = int(result.size)
     if n == 0:
@@ -391,7 +391,8 @@ _POISSON_TYPES = (
 
 def _prepare_source(spec: GeneratorSpec) -> str:
     if not spec.quasi:
-        return """__global__ void prepare(State *s, int n, const int *seed, unsigned long long offset)
+        return """__global__ void prepare(State *s, int n, const int *seed,
+                        unsigned long long offset)
 {
     const int id = blockIdx.x * blockDim.x + threadIdx.x;
     if (id < n) {
@@ -405,7 +406,8 @@ def _prepare_source(spec: GeneratorSpec) -> str:
     word = "unsigned int" if spec.bits == 32 else "unsigned long long"
     scramble = f"const {word} *scramble, " if spec.scrambled else ""
     scramble_arg = "scramble[id], " if spec.scrambled else ""
-    return f"""__global__ void prepare(State *s, int n, {vec} *v, {scramble}unsigned long long offset)
+    return f"""__global__ void prepare(State *s, int n, {vec} *v, {scramble}
+                        unsigned long long offset)
 {{
     const int id = blockIdx.x * blockDim.x + threadIdx.x;
     if (id < n) {{
@@ -528,6 +530,30 @@ def generator_source(spec: GeneratorSpec) -> str:
     return "\n".join(parts)
 
 
+def kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
+    """The ``prepare`` format of each kernel in ``generator_source(spec)``, by name."""
+    formats = {"prepare": "PiPPQ" if spec.scrambled else "PiPQ"}
+    skip_char = "I" if spec.skip_type == "unsigned int" else "Q"
+    for kind in ("", *spec.sequence_skips):
+        base = "skip_ahead" + (f"_{kind}" if kind else "")
+        formats[base] = "Pi" + ("Q" if kind else skip_char)
+        formats[base + "_array"] = "PiP"
+    for line in generator_source(spec).splitlines():
+        # Fill kernels are the one-line signatures "__global__ void name(State *s, T *out, ...".
+        if not line.startswith("__global__ void ") or "(State *s, " not in line:
+            continue
+        name = line.split()[2].split("(")[0]
+        if name in formats:
+            continue
+        if name.startswith("log_normal"):
+            formats[name] = "PPQ" + ("ff" if name.endswith("float32") else "dd")
+        elif name.startswith("poisson_") and not name.startswith("poisson_inplace"):
+            formats[name] = "PPQd"
+        else:
+            formats[name] = "PPQ"
+    return formats
+
+
 # ---------------------------------------------------------------------------------------------
 # Generator classes
 
@@ -536,17 +562,17 @@ def generator_source(spec: GeneratorSpec) -> str:
 def _stack_size_at_least(size: int) -> Iterator[None]:
     """Raise the per-thread stack limit for cuRAND's skip-ahead code, then restore it."""
     try:
-        old = drv.Context.get_limit(drv.limit.STACK_SIZE)
+        old = drv.Context.get_limit(int(drv.limit.STACK_SIZE))
     except Exception:  # a driver without the limit: nothing to raise
         yield
         return
     if old < size:
-        drv.Context.set_limit(drv.limit.STACK_SIZE, size)
+        drv.Context.set_limit(int(drv.limit.STACK_SIZE), size)
     try:
         yield
     finally:
         if old < size:
-            drv.Context.set_limit(drv.limit.STACK_SIZE, old)
+            drv.Context.set_limit(int(drv.limit.STACK_SIZE), old)
 
 
 def _element_count(data: Any, what: str) -> int:
@@ -579,7 +605,7 @@ class _RandomNumberGeneratorBase:
         self.module = SourceModule(generator_source(spec), no_extern_c=True)
         self.generators = self._load_kernels()
         self.generators_per_block = min(
-            f.get_attribute(drv.function_attribute.MAX_THREADS_PER_BLOCK)
+            f.get_attribute(int(drv.function_attribute.MAX_THREADS_PER_BLOCK))
             for f in self.generators.values()
         )
         self.block_count = _multiprocessor_count()
@@ -599,23 +625,10 @@ class _RandomNumberGeneratorBase:
         return int(size[0])
 
     def _load_kernels(self) -> dict[str, Any]:
-        formats = {"prepare": "PiPPQ" if self._spec.scrambled else "PiPQ"}
-        skip_char = "I" if self._spec.skip_type == "unsigned int" else "Q"
-        for kind in ("", *self._spec.sequence_skips):
-            base = "skip_ahead" + (f"_{kind}" if kind else "")
-            formats[base] = "Pi" + (skip_char if not kind else "Q")
-            formats[base + "_array"] = "PiP"
-        for line in generator_source(self._spec).splitlines():
-            if not line.startswith("__global__ void ") or "(State *s, " not in line:
-                continue
-            name = line.split()[2].split("(")[0]
-            if name.startswith("log_normal"):
-                formats[name] = "PPQ" + ("ff" if name.endswith("float32") else "dd")
-            elif name.startswith("poisson_") and not name.startswith("poisson_inplace"):
-                formats[name] = "PPQd"
-            elif name not in formats:
-                formats[name] = "PPQ"
-        return {name: self.module.get_function(name).prepare(fmt) for name, fmt in formats.items()}
+        return {
+            name: self.module.get_function(name).prepare(fmt)
+            for name, fmt in kernel_formats(self._spec).items()
+        }
 
     def _launch(self, name: str, stream: Any, *args: Any) -> None:
         func = self.generators[name]
