@@ -26,13 +26,12 @@ The host functions of the cuRAND library (``get_curand_version``, ``generate_dir
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import enum
 import functools
 import glob
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,11 +122,15 @@ extern "C" __global__ void __launch_bounds__({_BLOCK})
 
 
 @context_dependent_memoize
-def _philox_function(distribution: str, dtype_name: str) -> Any:
+def _philox_function(distribution: str, dtype_name: str) -> tuple[Any, int]:
+    """The prepared fill kernel, and how many of its blocks fill the device once."""
     from pycuda.compiler import SourceModule
 
     name, source = philox_kernel_source(distribution, dtype_name)
-    return SourceModule(source, no_extern_c=True).get_function(name).prepare("PQII")
+    func = SourceModule(source, no_extern_c=True).get_function(name).prepare("PQII")
+    # A grid-stride loop over one full wave of resident blocks: no partial last wave.
+    resident = max(1, func.max_active_blocks_per_multiprocessor(_BLOCK))
+    return func, resident * _multiprocessor_count()
 
 
 @context_dependent_memoize
@@ -157,9 +160,9 @@ def _philox_fill(distribution: str, shape: Any, dtype: Any, stream: Any, seed: A
     if n == 0:
         return result
     per_block = 2 if dtype == np.float64 else 4
+    func, full_wave = _philox_function(distribution, dtype.name)
     thread_count = -(-n // per_block)
-    grid = (max(1, min(-(-thread_count // _BLOCK), 16 * _multiprocessor_count())), 1)
-    func = _philox_function(distribution, dtype.name)
+    grid = (max(1, min(-(-thread_count // _BLOCK), full_wave)), 1)
     args = (result.gpudata, np.uint64(n), np.uint32(key[0]), np.uint32(key[1]))
     if stream is None:
         func.prepared_call(grid, (_BLOCK, 1, 1), *args)
@@ -558,23 +561,6 @@ def kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
 # Generator classes
 
 
-@contextlib.contextmanager
-def _stack_size_at_least(size: int) -> Iterator[None]:
-    """Raise the per-thread stack limit for cuRAND's skip-ahead code, then restore it."""
-    try:
-        old = drv.Context.get_limit(int(drv.limit.STACK_SIZE))
-    except Exception:  # a driver without the limit: nothing to raise
-        yield
-        return
-    if old < size:
-        drv.Context.set_limit(int(drv.limit.STACK_SIZE), size)
-    try:
-        yield
-    finally:
-        if old < size:
-            drv.Context.set_limit(int(drv.limit.STACK_SIZE), old)
-
-
 def _element_count(data: Any, what: str) -> int:
     flags = data.flags
     if not (flags.c_contiguous or getattr(flags, "f_contiguous", False)):
@@ -755,17 +741,15 @@ class _RandomNumberGeneratorBase:
             raise TypeError(f"call_{name} takes an integer, got {type(i).__name__}")
         if not 0 <= int(i) <= limit:
             raise ValueError(f"call_{name} takes 0 <= i <= {limit}, got {i}")
-        with _stack_size_at_least(16384):
-            # All generators advance (the original passed only one block's count).
-            self._launch(name, stream, np.int32(self.generator_count), skip_dtype.type(int(i)))
+        # All generators advance (the original passed only one block's count).
+        self._launch(name, stream, np.int32(self.generator_count), skip_dtype.type(int(i)))
 
     def _skip_array(self, kind: str, i: Any, stream: Any) -> None:
         name = "skip_ahead" + (f"_{kind}" if kind else "") + "_array"
         skip_dtype = self._spec.skip_dtype if not kind else np.dtype(np.uint64)
         signed = np.int32 if skip_dtype == np.uint32 else np.int64
         _check_gpu_vector(i, f"call_{name}'s array", (skip_dtype, signed), self.generator_count)
-        with _stack_size_at_least(16384):
-            self._launch(name, stream, np.int32(self.generator_count), i.gpudata)
+        self._launch(name, stream, np.int32(self.generator_count), i.gpudata)
 
     def call_skip_ahead(self, i: int, stream: Any = None) -> None:
         """Advance every generator by ``i`` draws."""
@@ -786,8 +770,10 @@ class _PseudoRandomNumberGeneratorBase(_RandomNumberGeneratorBase):
         _check_gpu_vector(seed, "the seed_getter's result", (np.int32, np.uint32), n)
         if not 0 <= int(offset) < 2**64:
             raise ValueError(f"offset must be in [0, 2**64), got {offset}")
-        with _stack_size_at_least(16384):
-            self._launch("prepare", None, np.int32(n), seed.gpudata, np.uint64(offset))
+        # cuRAND's skip-ahead code needs a deep stack; unlike the original we leave
+        # limit.STACK_SIZE alone: the driver grows the per-thread stack for each launch as
+        # needed (cuCtxSetLimit's documentation), and setting it would synchronize.
+        self._launch("prepare", None, np.int32(n), seed.gpudata, np.uint64(offset))
 
     def call_skip_ahead_sequence(self, i: int, stream: Any = None) -> None:
         """Advance every generator by ``i`` subsequences (``skipahead_sequence``)."""

@@ -12,9 +12,10 @@ namespace pycuda_philox {
 
 /// One Philox4x32 round: two 32x32->64 products, mixed with the other words and the key.
 __device__ __forceinline__ uint4 philox_round(uint4 c, uint2 k) {
-    const unsigned int m0 = 0xD2511F53u, m1 = 0xCD9E8D57u;
-    const unsigned int lo0 = m0 * c.x, hi0 = __umulhi(m0, c.x);
-    const unsigned int lo1 = m1 * c.z, hi1 = __umulhi(m1, c.z);
+    // One 32x32->64 multiply each (mul.wide.u32), rather than separate mul.lo and mul.hi.
+    const unsigned long long p0 = 0xD2511F53ull * c.x, p1 = 0xCD9E8D57ull * c.z;
+    const unsigned int lo0 = (unsigned int)p0, hi0 = (unsigned int)(p0 >> 32);
+    const unsigned int lo1 = (unsigned int)p1, hi1 = (unsigned int)(p1 >> 32);
     return make_uint4(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
 }
 
