@@ -12,6 +12,9 @@ from pycuda import curandom
 from pycuda.compiler import compile as nvrtc_compile
 
 ARCHS = ("sm_80", "sm_90")
+needs_curand = pytest.mark.skipif(
+    curandom._curand_library() is None, reason="libcurand is not installed here"
+)
 
 # Random123's kat_vectors, the "philox4x32 10" lines: counter (4 words), key (2), output (4).
 PHILOX_KAT = [
@@ -251,12 +254,224 @@ def test_generator_classes_have_the_original_methods():
 
 
 # ---------------------------------------------------------------------------------------------
+# CPU: the Python side of every launch, against a recording stand-in for the driver
+
+
+class FakeFunction:
+    """Records launches and checks their arguments against the prepared format."""
+
+    def __init__(self, name, log):
+        self.name, self.log, self.fmt = name, log, None
+
+    def prepare(self, fmt):
+        self.fmt = fmt
+        return self
+
+    def get_attribute(self, attr):
+        return 256
+
+    def max_active_blocks_per_multiprocessor(self, block_size, dynamic_smem=0):
+        return 8
+
+    def __call__(self, *args, block, grid):
+        self.log.append((self.name, None, None, args))
+
+    def prepared_call(self, grid, block, *args):
+        self._check(args)
+        self.log.append((self.name, grid, block, args))
+
+    def prepared_async_call(self, grid, block, stream, *args):
+        assert stream == "stream"
+        self.prepared_call(grid, block, *args)
+
+    def _check(self, args):
+        assert self.fmt is not None, f"{self.name} launched unprepared"
+        assert len(args) == len(self.fmt), (self.name, self.fmt, args)
+        for code, arg in zip(self.fmt, args, strict=True):
+            if code == "P":
+                assert isinstance(arg, int) and arg % 256 == 0, (self.name, arg)
+            elif code in "iIQ":
+                assert isinstance(arg, (int, np.integer)), (self.name, code, arg)
+                info = np.iinfo({"i": np.int32, "I": np.uint32, "Q": np.uint64}[code])
+                assert info.min <= int(arg) <= info.max
+            else:
+                assert isinstance(arg, (float, np.floating)), (self.name, code, arg)
+
+
+class FakeArray:
+    _next = [1 << 20]
+
+    def __init__(self, shape, dtype):
+        self.shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.size = int(np.prod(self.shape))
+        self.gpudata = FakeArray._next[0]
+        FakeArray._next[0] += 256 * (1 + self.size * self.dtype.itemsize // 256)
+        self.flags = type("Flags", (), {"c_contiguous": True, "f_contiguous": True})()
+
+
+@pytest.fixture
+def fake_driver(monkeypatch):
+    import sys
+    import types
+
+    import pycuda
+    import pycuda.compiler
+
+    log = []
+
+    class FakeModule:
+        def __init__(self, source, no_extern_c=False, **kw):
+            assert no_extern_c
+            self.source = source
+
+        def get_function(self, name):
+            assert f"void {name}(" in self.source or f"\n{name}(" in self.source, name
+            return FakeFunction(name, log)
+
+    fake_gpuarray = types.ModuleType("pycuda.gpuarray")
+    fake_gpuarray.empty = FakeArray
+    monkeypatch.setitem(sys.modules, "pycuda.gpuarray", fake_gpuarray)
+    monkeypatch.setattr(pycuda, "gpuarray", fake_gpuarray, raising=False)
+    monkeypatch.setattr(pycuda.compiler, "SourceModule", FakeModule)
+    monkeypatch.setattr(curandom, "_multiprocessor_count", lambda: 3)
+    monkeypatch.setattr(
+        curandom,
+        "_philox_function",
+        lambda d, t: (
+            FakeModule(curandom.philox_kernel_source(d, t)[1], True)
+            .get_function(curandom.philox_kernel_source(d, t)[0])
+            .prepare("PQII"),
+            24,
+        ),
+    )
+    monkeypatch.setattr(curandom.drv, "mem_alloc", lambda n: FakeArray(n, np.uint8).gpudata)
+    monkeypatch.setattr(curandom.drv, "memcpy_htod", lambda dst, src: None)
+
+    def dtoh(dst, src):
+        dst[...] = 48
+
+    monkeypatch.setattr(curandom.drv, "memcpy_dtoh", dtoh)
+    return log
+
+
+def test_rand_launches(fake_driver):
+    a = curandom.rand((1000, 3), np.float64, seed=2**40 + 9)
+    assert a.shape == (1000, 3) and a.dtype == np.float64
+    name, grid, block, args = fake_driver[-1]
+    assert name == "pycuda_philox_uniform_float64" and block == (256, 1, 1)
+    assert grid == (6, 1)  # 1500 doubles pairs over 256-thread blocks
+    assert args[1:] == (3000, 9, 2**8)
+    curandom.randn(2**30, stream="stream")
+    name, grid, block, args = fake_driver[-1]
+    assert name == "pycuda_philox_normal_float32" and grid == (24, 1)  # one wave
+    n_launches = len(fake_driver)
+    assert curandom.rand((0, 5)).size == 0
+    assert len(fake_driver) == n_launches
+
+
+@pytest.mark.parametrize("cls", curandom.GENERATOR_CLASSES, ids=lambda c: c.__name__)
+def test_generator_launches(fake_driver, cls):
+    if cls._spec.quasi and curandom._curand_library() is None:
+        pytest.skip("the Sobol defaults need libcurand")
+    gen = cls()
+    assert gen.block_count == 3 and gen.generators_per_block == 256
+    assert gen.generator_count == 768
+    assert fake_driver[-1][0] == "prepare" and fake_driver[-1][3][1] == 768
+    launched = lambda: fake_driver[-1][0]  # noqa: E731
+
+    for dtype in ("float32", "float64", "uint32", "int32"):
+        gen.gen_uniform((10,), dtype, stream="stream")
+        assert launched() == f"uniform_{dtype.replace('int32', 'uint32').replace('uu', 'u')}"
+    if cls._spec.bits == 64:
+        gen.gen_uniform((10,), np.int64)
+        assert launched() == "uniform_uint64"
+    for dtype in ("float32", "float64"):
+        pair = "2" if cls._spec.box_muller else ""
+        gen.gen_normal((10,), dtype)
+        assert launched() == f"normal{pair}_{dtype}" and fake_driver[-1][3][2] == (
+            5 if pair else 10
+        )
+        gen.gen_normal((11,), dtype)
+        assert launched() == f"normal_{dtype}"
+        gen.gen_log_normal((10,), dtype, 1.0, 0.5)
+        assert launched() == f"log_normal{pair}_{dtype}"
+        gen.gen_log_normal((9,), dtype, 1.0, 0.5, stream="stream")
+        assert launched() == f"log_normal_{dtype}"
+    for dtype in ("uint32", "int32", "float32", "float64"):
+        data = gen.gen_poisson((10,), dtype, 3.5)
+        assert launched() == f"poisson_{dtype}" and fake_driver[-1][3][3] == 3.5
+        gen.fill_poisson(data)
+        assert launched() == f"poisson_inplace_{dtype}"
+    count = len(fake_driver)
+    gen.gen_normal((0,), np.float32)
+    assert len(fake_driver) == count  # nothing to fill, nothing launched
+
+    gen.call_skip_ahead(7)
+    # The original's defect: it advanced generators_per_block states, block 0's only.
+    assert launched() == "skip_ahead" and fake_driver[-1][3][1:] == (768, 7)
+    gen.call_skip_ahead_array(FakeArray(768, cls._spec.skip_dtype))
+    assert launched() == "skip_ahead_array" and fake_driver[-1][3][1] == 768
+    for kind in cls._spec.sequence_skips:
+        getattr(gen, f"call_skip_ahead_{kind}")(2**40, stream="stream")
+        assert launched() == f"skip_ahead_{kind}" and fake_driver[-1][3][1:] == (768, 2**40)
+        getattr(gen, f"call_skip_ahead_{kind}_array")(FakeArray(800, np.uint64))
+        assert launched() == f"skip_ahead_{kind}_array"
+
+
+def test_generator_argument_errors(fake_driver):
+    gen = curandom.PhiloxRandomNumberGenerator(offset=5)
+    assert fake_driver[-1][3][3] == 5
+    with pytest.raises(TypeError, match="fill_uniform does not fill int8"):
+        gen.gen_uniform((4,), np.int8)
+    with pytest.raises(TypeError, match="fill_uniform does not fill uint64"):
+        gen.gen_uniform((4,), np.uint64)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        gen.gen_log_normal((4,), np.int32, 0.0, 1.0)
+    with pytest.raises(TypeError, match="fill_poisson does not fill"):
+        gen.gen_poisson((4,), np.int16, 1.0)
+    with pytest.raises(ValueError, match="positive"):
+        gen.gen_poisson((4,), np.uint32, -1.0)
+    with pytest.raises(ValueError, match="0 <= i"):
+        gen.call_skip_ahead(2**64)
+    with pytest.raises(TypeError, match="integer"):
+        gen.call_skip_ahead_sequence("3")
+    with pytest.raises(TypeError, match="dtype uint64 or int64"):
+        gen.call_skip_ahead_array(FakeArray(768, np.uint32))
+    with pytest.raises(ValueError, match="at least 768"):
+        gen.call_skip_ahead_sequence_array(FakeArray(767, np.uint64))
+    with pytest.raises(TypeError, match="GPUArray"):
+        gen.call_skip_ahead_array(np.zeros(768, np.uint64))
+    with pytest.raises(TypeError, match="seed_getter"):
+        curandom.XORWOWRandomNumberGenerator(seed_getter=lambda n: FakeArray(n, np.float32))
+    with pytest.raises(ValueError, match="at least 768"):
+        curandom.MRG32k3aRandomNumberGenerator(seed_getter=lambda n: FakeArray(3, np.int32))
+    with pytest.raises(ValueError, match="offset"):
+        curandom.XORWOWRandomNumberGenerator(offset=-1)
+
+
+@needs_curand
+def test_sobol_argument_errors(fake_driver):
+    gen = curandom.Sobol32RandomNumberGenerator(offset=2**32 - 1)
+    with pytest.raises(ValueError, match="0 <= i <= 4294967295"):
+        gen.call_skip_ahead(2**32)
+    with pytest.raises(TypeError, match="dtype uint32 or int32"):
+        gen.call_skip_ahead_array(FakeArray(768, np.uint64))
+    with pytest.raises(ValueError, match="offset"):
+        curandom.Sobol32RandomNumberGenerator(offset=2**32)
+    with pytest.raises(ValueError, match="dir_vector needs at least"):
+        curandom.Sobol64RandomNumberGenerator(dir_vector=FakeArray((768, 32), np.int64))
+    with pytest.raises(TypeError, match="scramble_vector"):
+        curandom.ScrambledSobol32RandomNumberGenerator(scramble_vector=FakeArray(768, np.float32))
+    scrambled = curandom.ScrambledSobol64RandomNumberGenerator(
+        FakeArray((768, 64), np.uint64), FakeArray(768, np.uint64), offset=2**63
+    )
+    assert fake_driver[-1][0] == "prepare" and len(fake_driver[-1][3]) == 5
+    assert scrambled.generator_count == 768
+
+
+# ---------------------------------------------------------------------------------------------
 # CPU: the cuRAND host library
-
-
-needs_curand = pytest.mark.skipif(
-    curandom._curand_library() is None, reason="libcurand is not installed here"
-)
 
 
 @needs_curand

@@ -638,7 +638,7 @@ class _RandomNumberGeneratorBase:
             raise TypeError(
                 f"fill_uniform does not fill {kind}; expected one of {', '.join(sorted(names))}"
             )
-        self._launch(names[kind], stream, data.gpudata, np.uint64(n))
+        self._fill(names[kind], stream, data, n)
 
     def gen_uniform(self, shape: Any, dtype: Any, stream: Any = None) -> Any:
         """A new GPUArray of ``shape`` and ``dtype`` filled by ``fill_uniform``."""
@@ -661,14 +661,19 @@ class _RandomNumberGeneratorBase:
         pair_bytes = 2 * np.dtype(data.dtype).itemsize
         return self.has_box_muller and n % 2 == 0 and int(data.gpudata) % pair_bytes == 0
 
+    def _fill(self, name: str, stream: Any, data: Any, count: int, *params: Any) -> None:
+        """Launch fill kernel ``name`` over ``count`` items of ``data`` (none: no launch)."""
+        if count:
+            self._launch(name, stream, data.gpudata, np.uint64(count), *params)
+
     def fill_normal(self, data: Any, stream: Any = None) -> None:
         """Fill ``data`` (float32/float64) with standard normal numbers."""
         n = _element_count(data, "fill_normal")
         kind = self._float_kind(data, "fill_normal")
-        if self._pairs_ok(data, n):
-            self._launch(f"normal2_{kind}", stream, data.gpudata, np.uint64(n // 2))
+        if n and self._pairs_ok(data, n):
+            self._fill(f"normal2_{kind}", stream, data, n // 2)
         else:
-            self._launch(f"normal_{kind}", stream, data.gpudata, np.uint64(n))
+            self._fill(f"normal_{kind}", stream, data, n)
 
     def gen_normal(self, shape: Any, dtype: Any, stream: Any = None) -> Any:
         """A new GPUArray of ``shape`` and ``dtype`` filled by ``fill_normal``."""
@@ -684,10 +689,10 @@ class _RandomNumberGeneratorBase:
         kind = self._float_kind(data, "fill_log_normal")
         scalar = np.float32 if kind == "float32" else np.float64
         params = (scalar(mean), scalar(stddev))
-        if self._pairs_ok(data, n):
-            self._launch(f"log_normal2_{kind}", stream, data.gpudata, np.uint64(n // 2), *params)
+        if n and self._pairs_ok(data, n):
+            self._fill(f"log_normal2_{kind}", stream, data, n // 2, *params)
         else:
-            self._launch(f"log_normal_{kind}", stream, data.gpudata, np.uint64(n), *params)
+            self._fill(f"log_normal_{kind}", stream, data, n, *params)
 
     def gen_log_normal(
         self, shape: Any, dtype: Any, mean: float, stddev: float, stream: Any = None
@@ -716,11 +721,11 @@ class _RandomNumberGeneratorBase:
                 f"fill_poisson does not fill {kind}; expected uint32, int32, float32 or float64"
             )
         if lambda_value is None:
-            self._launch(f"poisson_inplace_{kind}", stream, data.gpudata, np.uint64(n))
+            self._fill(f"poisson_inplace_{kind}", stream, data, n)
             return
         if not lambda_value > 0:
             raise ValueError(f"lambda_value must be positive, got {lambda_value}")
-        self._launch(f"poisson_{kind}", stream, data.gpudata, np.uint64(n), float(lambda_value))
+        self._fill(f"poisson_{kind}", stream, data, n, float(lambda_value))
 
     def gen_poisson(self, shape: Any, dtype: Any, lambda_value: float, stream: Any = None) -> Any:
         """A new GPUArray of ``shape`` and ``dtype`` (uint32 as the original, or int32/float)
