@@ -254,6 +254,146 @@ def test_generator_classes_have_the_original_methods():
 
 
 # ---------------------------------------------------------------------------------------------
+# CPU: pycuda-philox.hpp's fills, compiled for the host with a small CUDA stand-in and run
+# block by block, thread by thread, against the NumPy reference
+
+HOST_CUDA_SHIM = r"""
+#pragma once
+#include <cmath>
+#include <cstring>
+#define __device__
+#define __forceinline__ inline
+struct uint2 { unsigned int x, y; };
+struct uint4 { unsigned int x, y, z, w; };
+struct float2 { float x, y; };
+struct float4 { float x, y, z, w; };
+struct double2 { double x, y; };
+struct dim3 { unsigned int x, y, z; };
+inline dim3 blockIdx, threadIdx, blockDim, gridDim;
+inline uint2 make_uint2(unsigned int x, unsigned int y) { return {x, y}; }
+inline uint4 make_uint4(unsigned int x, unsigned int y, unsigned int z, unsigned int w) {
+    return {x, y, z, w};
+}
+inline float2 make_float2(float x, float y) { return {x, y}; }
+inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline double2 make_double2(double x, double y) { return {x, y}; }
+inline void sincospif(float x, float *s, float *c) {
+    *s = (float)std::sin(M_PI * x), *c = (float)std::cos(M_PI * x);
+}
+inline void sincospi(double x, double *s, double *c) {
+    *s = std::sin(M_PI * x), *c = std::cos(M_PI * x);
+}
+struct __half { _Float16 v; };
+inline __half __float2half_rn(float f) { return {(_Float16)f}; }
+inline unsigned short __half_as_ushort(__half h) {
+    unsigned short u;
+    std::memcpy(&u, &h, 2);
+    return u;
+}
+"""
+
+HOST_DRIVER = r"""
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <pycuda-philox.hpp>
+using namespace pycuda_philox;
+
+template <class Op> void run(unsigned long long n, uint2 key, unsigned grid, unsigned block) {
+    std::vector<typename Op::T> out(n + 8);
+    gridDim = {grid, 1, 1}, blockDim = {block, 1, 1};
+    for (unsigned b = 0; b < grid; ++b)
+        for (unsigned t = 0; t < block; ++t) {
+            blockIdx = {b, 0, 0}, threadIdx = {t, 0, 0};
+            fill<Op>(out.data(), n, key);
+        }
+    fwrite(out.data(), sizeof(typename Op::T), n, stdout);
+}
+
+int main(int argc, char **argv) {
+    const int op = atoi(argv[1]);
+    const unsigned long long n = strtoull(argv[2], 0, 10);
+    const uint2 key = {(unsigned)strtoul(argv[3], 0, 10), (unsigned)strtoul(argv[4], 0, 10)};
+    const unsigned grid = atoi(argv[5]), block = atoi(argv[6]);
+    switch (op) {
+    case 0: run<RawBits>(n, key, grid, block); break;
+    case 1: run<UniformHalf>(n, key, grid, block); break;
+    case 2: run<UniformFloat>(n, key, grid, block); break;
+    case 3: run<UniformDouble>(n, key, grid, block); break;
+    case 4: run<NormalHalf>(n, key, grid, block); break;
+    case 5: run<NormalFloat>(n, key, grid, block); break;
+    case 6: run<NormalDouble>(n, key, grid, block); break;
+    }
+    return 0;
+}
+"""
+
+HOST_OPS = {
+    ("uniform", "uint32"): 0,
+    ("uniform", "float16"): 1,
+    ("uniform", "float32"): 2,
+    ("uniform", "float64"): 3,
+    ("normal", "float16"): 4,
+    ("normal", "float32"): 5,
+    ("normal", "float64"): 6,
+}
+
+
+@pytest.fixture(scope="module")
+def host_fill(tmp_path_factory):
+    """A host build of the fills: host_fill(distribution, dtype, n, key, grid, block)."""
+    import os
+    import shutil
+    import subprocess
+
+    cxx = shutil.which("g++") or shutil.which("clang++")
+    if cxx is None:
+        pytest.skip("no host C++ compiler")
+    work = tmp_path_factory.mktemp("philox_host")
+    (work / "cuda_fp16.h").write_text(HOST_CUDA_SHIM)
+    (work / "main.cpp").write_text(HOST_DRIVER)
+    headers = os.path.join(os.path.dirname(curandom.__file__), "cuda")
+    exe = work / "fill"
+    cmd = [cxx, "-std=c++17", "-O1", f"-I{work}", f"-I{headers}", str(work / "main.cpp")]
+    subprocess.run([*cmd, "-o", str(exe)], check=True, capture_output=True)
+
+    def run(distribution, dtype, n, key, grid, block):
+        dtype = np.dtype(dtype)
+        args = [str(HOST_OPS[distribution, dtype.name]), str(n), *map(str, key)]
+        raw = subprocess.run(
+            [str(exe), *args, str(grid), str(block)], check=True, capture_output=True
+        ).stdout
+        return np.frombuffer(raw, dtype=dtype)
+
+    return run
+
+
+@pytest.mark.parametrize("dtype", ["uint32", "float16", "float32", "float64"])
+@pytest.mark.parametrize("n,grid,block", [(1, 1, 32), (7, 2, 32), (1000, 1, 64), (4099, 3, 32)])
+def test_host_build_of_uniform_fill_matches_reference(host_fill, dtype, n, grid, block):
+    key = (0xDEADBEEF, 0x01234567)
+    got = host_fill("uniform", dtype, n, key, grid, block)
+    expected = ref_uniform(words_for(n, np.dtype(dtype), key), np.dtype(dtype))[:n]
+    assert got.shape == (n,)
+    assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype,tol", [("float16", 2e-3), ("float32", 1e-5), ("float64", 1e-12)])
+@pytest.mark.parametrize("n,grid,block", [(3, 1, 32), (1001, 2, 64)])
+def test_host_build_of_normal_fill_matches_reference(host_fill, dtype, tol, n, grid, block):
+    key = (77, 0)
+    got = host_fill("normal", dtype, n, key, grid, block).astype(np.float64)
+    expected = ref_normal(words_for(n, np.dtype(dtype), key), np.dtype(dtype))[:n]
+    np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
+
+
+def test_host_build_of_philox_known_answers(host_fill):
+    # Block 0 under each KAT key whose counter is (0, 0, 0, 0): the first KAT line.
+    got = host_fill("uniform", "uint32", 4, (0, 0), 1, 1)
+    assert got.tolist() == list(PHILOX_KAT[0][2])
+
+
+# ---------------------------------------------------------------------------------------------
 # CPU: the Python side of every launch, against a recording stand-in for the driver
 
 
