@@ -249,6 +249,7 @@ def test_generator_classes_have_the_original_methods():
     ):
         for name in pseudo:
             assert callable(getattr(cls, name))
+    assert [c.has_box_muller for c in curandom.GENERATOR_CLASSES] == [True] * 3 + [False] * 4
     assert callable(curandom.MRG32k3aRandomNumberGenerator.call_skip_ahead_subsequence)
     assert callable(curandom.MRG32k3aRandomNumberGenerator.call_skip_ahead_subsequence_array)
 
@@ -814,7 +815,7 @@ def test_generator_attributes(ctx, cls):
     import pycuda.driver as drv
 
     gen = make(cls)
-    sms = ctx.get_device().get_attribute(int(drv.device_attribute.MULTIPROCESSOR_COUNT))
+    sms = drv.Context.get_device().get_attribute(int(drv.device_attribute.MULTIPROCESSOR_COUNT))
     assert gen.block_count == sms
     assert 32 <= gen.generators_per_block <= 1024
     assert gen.generator_count == gen.block_count * gen.generators_per_block
@@ -878,6 +879,9 @@ def test_generator_poisson(ctx, cls, lam):
     k = k.astype(np.float64)
     if cls in QUASI:  # stratified draws: moments close, but not to a sampling error
         assert abs(k.mean() / lam - 1) < 3e-2 and abs(k.var() / lam - 1) < 1e-1
+        return
+    if lam >= 64:  # cuRAND approximates here (gamma-based, or normal past 4000)
+        assert abs(k.mean() / lam - 1) < 2e-3 and abs(k.var() / lam - 1) < 3e-2
         return
     assert abs(k.mean() - lam) < 5 * math.sqrt(lam / k.size)
     assert abs(k.var() / lam - 1) < 2e-2

@@ -582,12 +582,17 @@ class _RandomNumberGeneratorBase:
     """Shared machinery: kernels, states, launches and the fill/gen methods."""
 
     _spec: GeneratorSpec
+    has_box_muller: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_spec" in cls.__dict__:
+            cls.has_box_muller = cls._spec.box_muller
 
     def __init__(self) -> None:
         from pycuda.compiler import SourceModule
 
         spec = self._spec
-        self.has_box_muller = spec.box_muller
         self.module = SourceModule(generator_source(spec), no_extern_c=True)
         self.generators = self._load_kernels()
         self.generators_per_block = min(
