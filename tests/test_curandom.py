@@ -67,10 +67,18 @@ def words_for(count: int, dtype: np.dtype, key: tuple[int, int]) -> np.ndarray:
 # Statistics without SciPy
 
 
-def normal_cdf(x: np.ndarray) -> np.ndarray:
-    from math import erf
+def erf(x: np.ndarray) -> np.ndarray:
+    """Vectorized erf, Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7)."""
+    x = np.asarray(x, dtype=np.float64)
+    t = 1.0 / (1.0 + 0.3275911 * np.abs(x))
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
+    return np.sign(x) * (1.0 - poly * np.exp(-x * x))
 
-    return 0.5 * (1.0 + np.vectorize(erf)(np.asarray(x, dtype=np.float64) / math.sqrt(2.0)))
+
+def normal_cdf(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + erf(np.asarray(x, dtype=np.float64) / math.sqrt(2.0)))
 
 
 def ks_statistic(sample: np.ndarray, cdf) -> float:
@@ -98,6 +106,11 @@ def chi_square_pvalue(stat: float, df: int) -> float:
 
 def uniform_cdf(x: np.ndarray) -> np.ndarray:
     return np.clip(x, 0.0, 1.0)
+
+
+def test_erf_approximation():
+    x = np.linspace(-6, 6, 2001)
+    assert np.max(np.abs(erf(x) - np.array([math.erf(v) for v in x]))) < 2e-7
 
 
 def test_ks_helpers_detect_a_wrong_distribution():
