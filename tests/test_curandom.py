@@ -1046,8 +1046,11 @@ def test_direction_vectors_and_scramble_constants_on_the_gpu(ctx):
     )
     v64 = curandom.generate_direction_vectors(7, curandom.direction_vector_set.VECTOR_64)
     assert v64.shape == (7, 64) and v64.dtype == np.int64
-    assert curandom.generate_scramble_constants32(10).dtype == np.uint32
-    assert curandom.generate_scramble_constants64(10).dtype == np.uint64
+    c32 = curandom.generate_scramble_constants32(20001)
+    assert c32.dtype == np.int32 and c32.shape == (20001,)
+    assert np.array_equal(c32.get().view(np.uint32)[:20000], curandom._scramble_table(32))
+    assert c32.get()[20000] == c32.get()[0]
+    assert curandom.generate_scramble_constants64(10).dtype == np.int64
     n = curandom.ScrambledSobol32RandomNumberGenerator().generator_count
     vectors = curandom.generate_direction_vectors(
         n, curandom.direction_vector_set.SCRAMBLED_VECTOR_32

@@ -305,13 +305,14 @@ def _scramble_table(bits: int) -> np.ndarray:
 
 
 def generate_scramble_constants32(count: int) -> Any:
-    """``count`` 32-bit scramble constants from cuRAND, as a uint32 GPUArray."""
-    return _to_gpu(_cycled(_scramble_table(32), int(count)))
+    """``count`` 32-bit scramble constants from cuRAND, as an int32 GPUArray (the bits of
+    cuRAND's unsigned constants, like the direction vectors)."""
+    return _to_gpu(_cycled(_scramble_table(32), int(count)).view(np.int32))
 
 
 def generate_scramble_constants64(count: int) -> Any:
-    """``count`` 64-bit scramble constants from cuRAND, as a uint64 GPUArray."""
-    return _to_gpu(_cycled(_scramble_table(64), int(count)))
+    """``count`` 64-bit scramble constants from cuRAND, as an int64 GPUArray."""
+    return _to_gpu(_cycled(_scramble_table(64), int(count)).view(np.int64))
 
 
 # ---------------------------------------------------------------------------------------------
