@@ -1,0 +1,929 @@
+"""pycuda.curandom: random numbers on the GPU.
+
+Two families, as in the original:
+
+* ``rand(shape, dtype)`` and ``randn(shape, dtype)``: one call fills a new ``GPUArray`` from a
+  counter-based Philox4x32-10 generator (Salmon et al., SC'11) at the memory's write rate.
+  The seed comes from NumPy's global generator unless ``seed=`` is given; the same seed gives
+  the same numbers.
+
+      import pycuda.autoinit
+      from pycuda import curandom
+      a = curandom.rand((1000, 1000))            # float32, uniform in [0, 1)
+      z = curandom.randn(10**6, seed=1234)       # float32, standard normal
+
+* Generator classes over cuRAND's device API (``<curand_kernel.h>``): one state per GPU
+  thread, ``block_count x generators_per_block`` of them, each filling every
+  ``generator_count``-th element of an array.
+
+      gen = curandom.XORWOWRandomNumberGenerator()
+      u = gen.gen_uniform((1000,), np.float32)
+      gen.call_skip_ahead(10)                    # every generator skips 10 draws
+
+The host functions of the cuRAND library (``get_curand_version``, ``generate_direction_vectors``,
+``generate_scramble_constants32/64``) open libcurand at run time.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+import functools
+import glob
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import pycuda.driver as drv
+from pycuda.tools import context_dependent_memoize
+
+# ---------------------------------------------------------------------------------------------
+# Philox4x32-10 on the host: the reference the device kernels are tested against
+
+_PHILOX_M = (0xD2511F53, 0xCD9E8D57)
+_PHILOX_W = (0x9E3779B9, 0xBB67AE85)
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+def philox4x32_10(counters: Any, key: tuple[int, int]) -> np.ndarray:
+    """Philox4x32-10 of each row of ``counters`` (shape ``(n, 4)``, uint32) under ``key``.
+
+    Returns the ``(n, 4)`` uint32 output words; computed in uint64 NumPy arithmetic.
+
+        philox4x32_10(np.zeros((1, 4), np.uint32), (0, 0))  # [[0x6627e8d5, ...]]
+    """
+    c = np.asarray(counters, dtype=np.uint32).reshape(-1, 4).astype(np.uint64)
+    c0, c1, c2, c3 = (c[:, i].copy() for i in range(4))
+    k0, k1 = np.uint64(int(key[0]) & 0xFFFFFFFF), np.uint64(int(key[1]) & 0xFFFFFFFF)
+    m0, m1 = np.uint64(_PHILOX_M[0]), np.uint64(_PHILOX_M[1])
+    for r in range(10):
+        if r:
+            k0 = (k0 + np.uint64(_PHILOX_W[0])) & _MASK32
+            k1 = (k1 + np.uint64(_PHILOX_W[1])) & _MASK32
+        p0, p1 = m0 * c0, m1 * c2  # exact: both factors are below 2**32
+        hi0, lo0 = p0 >> np.uint64(32), p0 & _MASK32
+        hi1, lo1 = p1 >> np.uint64(32), p1 & _MASK32
+        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+    return np.stack([c0, c1, c2, c3], axis=1).astype(np.uint32)
+
+
+def philox_stream(key: tuple[int, int], count: int, first_block: int = 0) -> np.ndarray:
+    """The first ``count`` 32-bit words of the stream ``rand`` draws from with ``key``.
+
+    Block ``g`` is ``philox4x32_10((g mod 2**32, g >> 32, 0, 0), key)``.
+    """
+    blocks = np.arange(first_block, first_block + (count + 3) // 4, dtype=np.uint64)
+    counters = np.zeros((blocks.size, 4), dtype=np.uint32)
+    counters[:, 0] = (blocks & _MASK32).astype(np.uint32)
+    counters[:, 1] = (blocks >> np.uint64(32)).astype(np.uint32)
+    return philox4x32_10(counters, key).reshape(-1)[:count]
+
+
+# ---------------------------------------------------------------------------------------------
+# rand / randn: Philox fills
+
+_BLOCK = 256
+# (distribution, dtype name) -> (per-dtype op in pycuda-philox.hpp, C element type)
+_PHILOX_OPS = {
+    ("uniform", "float16"): ("UniformHalf", "__half"),
+    ("uniform", "float32"): ("UniformFloat", "float"),
+    ("uniform", "float64"): ("UniformDouble", "double"),
+    ("uniform", "int32"): ("RawBits", "unsigned int"),
+    ("uniform", "uint32"): ("RawBits", "unsigned int"),
+    ("normal", "float16"): ("NormalHalf", "__half"),
+    ("normal", "float32"): ("NormalFloat", "float"),
+    ("normal", "float64"): ("NormalDouble", "double"),
+}
+
+
+def philox_kernel_source(distribution: str, dtype: Any) -> tuple[str, str]:
+    """(kernel name, CUDA source) of the fill behind ``rand``/``randn`` for ``dtype``."""
+    dtype = np.dtype(dtype)
+    try:
+        op, ctype = _PHILOX_OPS[distribution, dtype.name]
+    except KeyError:
+        allowed = sorted(d for dist, d in _PHILOX_OPS if dist == distribution)
+        raise ValueError(
+            f"{'rand' if distribution == 'uniform' else 'randn'} does not generate "
+            f"{dtype.name}; expected one of {', '.join(allowed)}"
+        ) from None
+    name = f"pycuda_philox_{distribution}_{dtype.name}"
+    source = f"""#include <pycuda-philox.hpp>
+extern "C" __global__ void __launch_bounds__({_BLOCK})
+{name}({ctype} *out, unsigned long long n, unsigned int k0, unsigned int k1)
+{{
+    pycuda_philox::fill<pycuda_philox::{op}>(out, n, make_uint2(k0, k1));
+}}
+"""
+    return name, source
+
+
+@context_dependent_memoize
+def _philox_function(distribution: str, dtype_name: str) -> tuple[Any, int]:
+    """The prepared fill kernel, and how many of its blocks fill the device once."""
+    from pycuda.compiler import SourceModule
+
+    name, source = philox_kernel_source(distribution, dtype_name)
+    func = SourceModule(source, no_extern_c=True).get_function(name).prepare("PQII")
+    # A grid-stride loop over one full wave of resident blocks: no partial last wave.
+    resident = max(1, func.max_active_blocks_per_multiprocessor(_BLOCK))
+    return func, resident * _multiprocessor_count()
+
+
+@context_dependent_memoize
+def _multiprocessor_count() -> int:
+    dev = drv.Context.get_device()
+    return int(dev.get_attribute(int(drv.device_attribute.MULTIPROCESSOR_COUNT)))
+
+
+def _philox_key(seed: int | None) -> tuple[int, int]:
+    if seed is None:
+        lo, hi = np.random.randint(0, 2**32, size=2, dtype=np.uint64)
+        return int(lo), int(hi)
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer or None, got {type(seed).__name__}")
+    seed = int(seed) % 2**64
+    return seed & 0xFFFFFFFF, seed >> 32
+
+
+def _philox_fill(distribution: str, shape: Any, dtype: Any, stream: Any, seed: Any) -> Any:
+    dtype = np.dtype(dtype)
+    philox_kernel_source(distribution, dtype)  # rejects a dtype before any allocation
+    key = _philox_key(seed)
+    from pycuda import gpuarray
+
+    result = gpuarray.empty(shape, dtype)
+    n = int(result.size)
+    if n == 0:
+        return result
+    per_block = 2 if dtype == np.float64 else 4
+    func, full_wave = _philox_function(distribution, dtype.name)
+    thread_count = -(-n // per_block)
+    grid = (max(1, min(-(-thread_count // _BLOCK), full_wave)), 1)
+    args = (result.gpudata, np.uint64(n), np.uint32(key[0]), np.uint32(key[1]))
+    if stream is None:
+        func.prepared_call(grid, (_BLOCK, 1, 1), *args)
+    else:
+        func.prepared_async_call(grid, (_BLOCK, 1, 1), stream, *args)
+    return result
+
+
+def rand(shape: Any, dtype: Any = np.float32, stream: Any = None, seed: int | None = None) -> Any:
+    """A new ``GPUArray`` of ``shape`` filled with uniform random numbers.
+
+    float16/float32/float64: uniform in [0, 1) (the top 11/24/53 bits of the generator's
+    words, so 1.0 never occurs); int32/uint32: the generator's raw 32-bit words.
+    ``seed`` (an addition to the original) fixes the stream; by default it is drawn from
+    NumPy's global generator, so ``numpy.random.seed`` makes runs repeatable.
+    """
+    return _philox_fill("uniform", shape, dtype, stream, seed)
+
+
+def randn(shape: Any, dtype: Any = np.float32, stream: Any = None, seed: int | None = None) -> Any:
+    """A new ``GPUArray`` of ``shape`` of standard normal numbers (float16/32/64).
+
+    Box-Muller on pairs of the same Philox stream ``rand`` uses; ``seed`` as for ``rand``.
+    """
+    return _philox_fill("normal", shape, dtype, stream, seed)
+
+
+# ---------------------------------------------------------------------------------------------
+# The cuRAND library on the host, opened at run time
+
+
+class CurandLibraryError(RuntimeError):
+    """libcurand could not be found or a call into it failed."""
+
+
+_CURAND_DIMENSIONS = 20000  # dimensions of cuRAND's Joe-Kuo direction-vector sets
+
+
+class direction_vector_set(enum.IntEnum):  # noqa: N801 - the original's name
+    """The direction-vector sets of ``curandGetDirectionVectors32/64``."""
+
+    VECTOR_32 = 101
+    SCRAMBLED_VECTOR_32 = 102
+    VECTOR_64 = 103
+    SCRAMBLED_VECTOR_64 = 104
+
+
+def _curand_candidates() -> list[str]:
+    names = ["libcurand.so.10", "libcurand.so"]
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root:
+            for sub in ("lib64", "lib", "targets/x86_64-linux/lib"):
+                names += sorted(glob.glob(os.path.join(root, sub, "libcurand.so*")))
+    return names
+
+
+@functools.cache
+def _curand_library() -> ctypes.CDLL | None:
+    for name in _curand_candidates():
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            continue
+    return None
+
+
+def _curand() -> ctypes.CDLL:
+    lib = _curand_library()
+    if lib is None:
+        raise CurandLibraryError(
+            "libcurand was not found (tried "
+            + ", ".join(_curand_candidates())
+            + "); install the CUDA toolkit's cuRAND or set CUDA_HOME"
+        )
+    return lib
+
+
+def _check_curand(status: int, call: str) -> None:
+    if status != 0:
+        raise CurandLibraryError(f"{call} failed with curandStatus_t {status}")
+
+
+def get_curand_version() -> tuple[int, int, int] | None:
+    """cuRAND's version as ``(major, minor, patch)``, or None where libcurand is absent."""
+    lib = _curand_library()
+    if lib is None:
+        return None
+    version = ctypes.c_int()
+    _check_curand(lib.curandGetVersion(ctypes.byref(version)), "curandGetVersion")
+    v = version.value
+    return v // 1000, (v % 1000) // 100, v % 100
+
+
+def _cycled(table: np.ndarray, count: int) -> np.ndarray:
+    """``count`` rows of ``table``, from its start again past its end (as the original)."""
+    reps = -(-count // table.shape[0]) if count else 0
+    return np.concatenate([table] * max(reps, 1))[:count]
+
+
+def _direction_table(direction: direction_vector_set) -> np.ndarray:
+    bits = 32 if int(direction) in (101, 102) else 64
+    ctype = ctypes.c_uint32 if bits == 32 else ctypes.c_uint64
+    pointer = ctypes.POINTER(ctype)()
+    getter = getattr(_curand(), f"curandGetDirectionVectors{bits}")
+    _check_curand(getter(ctypes.byref(pointer), int(direction)), getter.__name__)
+    flat = np.ctypeslib.as_array(pointer, shape=(_CURAND_DIMENSIONS * bits,))
+    return flat.reshape(_CURAND_DIMENSIONS, bits).copy()
+
+
+def _to_gpu(host: np.ndarray) -> Any:
+    from pycuda import gpuarray
+
+    result = gpuarray.empty(host.shape, host.dtype)
+    if host.size:
+        drv.memcpy_htod(result.gpudata, np.ascontiguousarray(host))
+    return result
+
+
+def generate_direction_vectors(count: int, direction: Any = None) -> Any:
+    """``count`` Sobol direction vectors from cuRAND, as a GPUArray.
+
+    ``direction`` is a ``direction_vector_set`` (default ``VECTOR_32``). 32-bit sets give
+    shape ``(count, 32)`` int32, 64-bit sets ``(count, 64)`` int64; past cuRAND's 20000
+    dimensions the table repeats.
+    """
+    direction = direction_vector_set(
+        direction_vector_set.VECTOR_32 if direction is None else direction
+    )
+    table = _direction_table(direction)
+    signed = np.int32 if table.dtype == np.uint32 else np.int64
+    return _to_gpu(_cycled(table, int(count)).view(signed))
+
+
+def _scramble_table(bits: int) -> np.ndarray:
+    ctype = ctypes.c_uint32 if bits == 32 else ctypes.c_uint64
+    pointer = ctypes.POINTER(ctype)()
+    getter = getattr(_curand(), f"curandGetScrambleConstants{bits}")
+    _check_curand(getter(ctypes.byref(pointer)), getter.__name__)
+    return np.ctypeslib.as_array(pointer, shape=(_CURAND_DIMENSIONS,)).copy()
+
+
+def generate_scramble_constants32(count: int) -> Any:
+    """``count`` 32-bit scramble constants from cuRAND, as an int32 GPUArray (the bits of
+    cuRAND's unsigned constants, like the direction vectors)."""
+    return _to_gpu(_cycled(_scramble_table(32), int(count)).view(np.int32))
+
+
+def generate_scramble_constants64(count: int) -> Any:
+    """``count`` 64-bit scramble constants from cuRAND, as an int64 GPUArray."""
+    return _to_gpu(_cycled(_scramble_table(64), int(count)).view(np.int64))
+
+
+# ---------------------------------------------------------------------------------------------
+# Seeds for the pseudo-random generator classes
+
+
+def _unique_seeds(n: int) -> np.ndarray:
+    seeds = np.random.randint(0, 2**31 - 1, size=n).astype(np.int32)
+    while True:  # redraw collisions until all n differ
+        _, first = np.unique(seeds, return_index=True)
+        if first.size == n:
+            return seeds
+        repeat = np.setdiff1d(np.arange(n), first)
+        seeds[repeat] = np.random.randint(0, 2**31 - 1, size=repeat.size)
+
+
+def seed_getter_uniform(n: int) -> Any:
+    """An int32 GPUArray of ``n`` copies of one seed drawn from NumPy's global generator."""
+    value = np.random.randint(0, 2**31 - 1)
+    return _to_gpu(np.full(int(n), value, dtype=np.int32))
+
+
+def seed_getter_unique(n: int) -> Any:
+    """An int32 GPUArray of ``n`` distinct seeds drawn from NumPy's global generator."""
+    return _to_gpu(_unique_seeds(int(n)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Generator classes: kernel sources
+
+
+@dataclass(frozen=True)
+class GeneratorSpec:
+    """What a generator class compiles: its cuRAND state and which device calls it has."""
+
+    state: str  # the curandState type
+    quasi: bool  # Sobol: direction vectors instead of seeds
+    bits: int = 32  # width of curand(&state) and of the direction vectors
+    scrambled: bool = False
+    box_muller: bool = False  # curand_normal2 and curand_log_normal2 exist
+    sequence_skips: tuple[str, ...] = ()  # "sequence", "subsequence"
+
+    @property
+    def skip_type(self) -> str:
+        # skipahead() on 32-bit Sobol states takes an unsigned int.
+        return "unsigned int" if self.quasi and self.bits == 32 else "unsigned long long"
+
+    @property
+    def skip_dtype(self) -> np.dtype:
+        return np.dtype(np.uint32 if self.skip_type == "unsigned int" else np.uint64)
+
+
+_GEN = """__global__ void {name}(State *s, {ctype} *out, unsigned long long n{params})
+{{
+    const unsigned int id = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    State st = s[id];
+    for (unsigned long long i = id; i < n; i += stride)
+        out[i] = {expr};
+    s[id] = st;
+}}
+"""
+
+_SKIP = """__global__ void {name}(State *s, int n, {param})
+{{
+    const int id = blockIdx.x * blockDim.x + threadIdx.x;
+    if (id < n)
+        {call}({arg}, &s[id]);
+}}
+"""
+
+_FLOATS = (("float32", "float", ""), ("float64", "double", "_double"))
+_POISSON_TYPES = (
+    ("uint32", "unsigned int"),
+    ("int32", "int"),
+    ("float32", "float"),
+    ("float64", "double"),
+)
+
+
+def _prepare_source(spec: GeneratorSpec) -> str:
+    if not spec.quasi:
+        return """__global__ void prepare(State *s, int n, const int *seed,
+                        unsigned long long offset)
+{
+    const int id = blockIdx.x * blockDim.x + threadIdx.x;
+    if (id < n) {
+        State st;
+        curand_init((unsigned long long)(unsigned int)seed[id], id, offset, &st);
+        s[id] = st;
+    }
+}
+"""
+    vec = "curandDirectionVectors32_t" if spec.bits == 32 else "curandDirectionVectors64_t"
+    word = "unsigned int" if spec.bits == 32 else "unsigned long long"
+    scramble = f"const {word} *scramble, " if spec.scrambled else ""
+    scramble_arg = "scramble[id], " if spec.scrambled else ""
+    return f"""__global__ void prepare(State *s, int n, {vec} *v, {scramble}
+                        unsigned long long offset)
+{{
+    const int id = blockIdx.x * blockDim.x + threadIdx.x;
+    if (id < n) {{
+        State st;
+        curand_init(v[id], {scramble_arg}({word})offset, &st);
+        s[id] = st;
+    }}
+}}
+"""
+
+
+def _skip_sources(spec: GeneratorSpec) -> list[str]:
+    out = []
+    for kind in ("", *spec.sequence_skips):
+        call = "skipahead" + (f"_{kind}" if kind else "")
+        base = "skip_ahead" + (f"_{kind}" if kind else "")
+        if kind:
+            skip_type = "unsigned long long"
+        else:
+            skip_type = spec.skip_type
+        out.append(_SKIP.format(name=base, param=f"{skip_type} skip", call=call, arg="skip"))
+        out.append(
+            _SKIP.format(
+                name=base + "_array", param=f"const {skip_type} *skip", call=call, arg="skip[id]"
+            )
+        )
+    return out
+
+
+def _gen_sources(spec: GeneratorSpec) -> list[str]:
+    out = []
+    for name, ctype, suffix in _FLOATS:
+        out.append(
+            _GEN.format(
+                name=f"uniform_{name}", ctype=ctype, params="", expr=f"curand_uniform{suffix}(&st)"
+            )
+        )
+        out.append(
+            _GEN.format(
+                name=f"normal_{name}", ctype=ctype, params="", expr=f"curand_normal{suffix}(&st)"
+            )
+        )
+        out.append(
+            _GEN.format(
+                name=f"log_normal_{name}",
+                ctype=ctype,
+                params=f", {ctype} mean, {ctype} stddev",
+                expr=f"curand_log_normal{suffix}(&st, mean, stddev)",
+            )
+        )
+        if spec.box_muller:
+            pair = ctype + "2"
+            out.append(
+                _GEN.format(
+                    name=f"normal2_{name}",
+                    ctype=pair,
+                    params="",
+                    expr=f"curand_normal2{suffix}(&st)",
+                )
+            )
+            out.append(
+                _GEN.format(
+                    name=f"log_normal2_{name}",
+                    ctype=pair,
+                    params=f", {ctype} mean, {ctype} stddev",
+                    expr=f"curand_log_normal2{suffix}(&st, mean, stddev)",
+                )
+            )
+    if spec.bits == 64:
+        out.append(
+            _GEN.format(
+                name="uniform_uint64", ctype="unsigned long long", params="", expr="curand(&st)"
+            )
+        )
+        # The top half of a 64-bit draw, for 32-bit integer output.
+        out.append(
+            _GEN.format(
+                name="uniform_uint32",
+                ctype="unsigned int",
+                params="",
+                expr="(unsigned int)(curand(&st) >> 32)",
+            )
+        )
+    else:
+        out.append(
+            _GEN.format(name="uniform_uint32", ctype="unsigned int", params="", expr="curand(&st)")
+        )
+    for name, ctype in _POISSON_TYPES:
+        out.append(
+            _GEN.format(
+                name=f"poisson_{name}",
+                ctype=ctype,
+                params=", double lambda",
+                expr=f"({ctype})curand_poisson(&st, lambda)",
+            )
+        )
+        out.append(
+            _GEN.format(
+                name=f"poisson_inplace_{name}",
+                ctype=ctype,
+                params="",
+                expr=f"({ctype})curand_poisson(&st, (double)out[i])",
+            )
+        )
+    return out
+
+
+def generator_source(spec: GeneratorSpec) -> str:
+    """The CUDA source of all the kernels of a generator class (compile with no_extern_c)."""
+    parts = [
+        "#include <curand_kernel.h>\n",
+        f"typedef {spec.state} State;\n",
+        'extern "C" {\n',
+        "__global__ void state_size(unsigned long long *out) { *out = sizeof(State); }\n",
+        _prepare_source(spec),
+        *_skip_sources(spec),
+        *_gen_sources(spec),
+        "}\n",
+    ]
+    return "\n".join(parts)
+
+
+def kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
+    """The ``prepare`` format of each kernel in ``generator_source(spec)``, by name."""
+    formats = {"prepare": "PiPPQ" if spec.scrambled else "PiPQ"}
+    skip_char = "I" if spec.skip_type == "unsigned int" else "Q"
+    for kind in ("", *spec.sequence_skips):
+        base = "skip_ahead" + (f"_{kind}" if kind else "")
+        formats[base] = "Pi" + ("Q" if kind else skip_char)
+        formats[base + "_array"] = "PiP"
+    for line in generator_source(spec).splitlines():
+        # Fill kernels are the one-line signatures "__global__ void name(State *s, T *out, ...".
+        if not line.startswith("__global__ void ") or "(State *s, " not in line:
+            continue
+        name = line.split()[2].split("(")[0]
+        if name in formats:
+            continue
+        if name.startswith("log_normal"):
+            formats[name] = "PPQ" + ("ff" if name.endswith("float32") else "dd")
+        elif name.startswith("poisson_") and not name.startswith("poisson_inplace"):
+            formats[name] = "PPQd"
+        else:
+            formats[name] = "PPQ"
+    return formats
+
+
+# ---------------------------------------------------------------------------------------------
+# Generator classes
+
+
+def _element_count(data: Any, what: str) -> int:
+    flags = data.flags
+    if not (flags.c_contiguous or getattr(flags, "f_contiguous", False)):
+        raise ValueError(f"{what} needs a contiguous GPUArray")
+    return int(data.size)
+
+
+def _check_gpu_vector(ary: Any, what: str, dtypes: tuple[Any, ...], min_size: int) -> None:
+    if not hasattr(ary, "gpudata"):
+        raise TypeError(f"{what} must be a GPUArray, got {type(ary).__name__}")
+    if np.dtype(ary.dtype) not in [np.dtype(d) for d in dtypes]:
+        names = " or ".join(np.dtype(d).name for d in dtypes)
+        raise TypeError(f"{what} must have dtype {names}, got {np.dtype(ary.dtype).name}")
+    if int(ary.size) < min_size:
+        raise ValueError(f"{what} needs at least {min_size} elements, got {int(ary.size)}")
+
+
+class _RandomNumberGeneratorBase:
+    """Shared machinery: kernels, states, launches and the fill/gen methods."""
+
+    _spec: GeneratorSpec
+    has_box_muller: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_spec" in cls.__dict__:
+            cls.has_box_muller = cls._spec.box_muller
+
+    def __init__(self) -> None:
+        from pycuda.compiler import SourceModule
+
+        spec = self._spec
+        self.module = SourceModule(generator_source(spec), no_extern_c=True)
+        self.generators = self._load_kernels()
+        self.generators_per_block = min(
+            f.get_attribute(int(drv.function_attribute.MAX_THREADS_PER_BLOCK))
+            for f in self.generators.values()
+        )
+        self.block_count = _multiprocessor_count()
+        self.state = drv.mem_alloc(self.generator_count * self._state_size())
+
+    @property
+    def generator_count(self) -> int:
+        """How many generator states there are (``block_count * generators_per_block``)."""
+        return self.block_count * self.generators_per_block
+
+    def _state_size(self) -> int:
+        f = self.module.get_function("state_size")
+        out = drv.mem_alloc(8)
+        f(out, block=(1, 1, 1), grid=(1, 1))
+        size = np.zeros(1, np.uint64)
+        drv.memcpy_dtoh(size, out)
+        return int(size[0])
+
+    def _load_kernels(self) -> dict[str, Any]:
+        return {
+            name: self.module.get_function(name).prepare(fmt)
+            for name, fmt in kernel_formats(self._spec).items()
+        }
+
+    def _launch(self, name: str, stream: Any, *args: Any) -> None:
+        func = self.generators[name]
+        grid, block = (self.block_count, 1), (self.generators_per_block, 1, 1)
+        if stream is None:
+            func.prepared_call(grid, block, self.state, *args)
+        else:
+            func.prepared_async_call(grid, block, stream, self.state, *args)
+
+    # -- uniform ------------------------------------------------------------------------------
+
+    def fill_uniform(self, data: Any, stream: Any = None) -> None:
+        """Fill ``data`` with uniform numbers: (0, 1] for floats, raw bits for integers."""
+        n = _element_count(data, "fill_uniform")
+        kind = np.dtype(data.dtype).name
+        names = {"float32": "uniform_float32", "float64": "uniform_float64"}
+        names.update(int32="uniform_uint32", uint32="uniform_uint32")
+        if self._spec.bits == 64:
+            names.update(int64="uniform_uint64", uint64="uniform_uint64")
+        if kind not in names:
+            raise TypeError(
+                f"fill_uniform does not fill {kind}; expected one of {', '.join(sorted(names))}"
+            )
+        self._fill(names[kind], stream, data, n)
+
+    def gen_uniform(self, shape: Any, dtype: Any, stream: Any = None) -> Any:
+        """A new GPUArray of ``shape`` and ``dtype`` filled by ``fill_uniform``."""
+        from pycuda import gpuarray
+
+        result = gpuarray.empty(shape, dtype)
+        self.fill_uniform(result, stream)
+        return result
+
+    # -- normal and log-normal ----------------------------------------------------------------
+
+    def _float_kind(self, data: Any, what: str) -> str:
+        kind = np.dtype(data.dtype).name
+        if kind not in ("float32", "float64"):
+            raise TypeError(f"{what} fills float32 or float64 arrays, got {kind}")
+        return kind
+
+    def _pairs_ok(self, data: Any, n: int) -> bool:
+        # The Box-Muller kernels store pairs, so they need an even size and an aligned pair.
+        pair_bytes = 2 * np.dtype(data.dtype).itemsize
+        return self.has_box_muller and n % 2 == 0 and int(data.gpudata) % pair_bytes == 0
+
+    def _fill(self, name: str, stream: Any, data: Any, count: int, *params: Any) -> None:
+        """Launch fill kernel ``name`` over ``count`` items of ``data`` (none: no launch)."""
+        if count:
+            self._launch(name, stream, data.gpudata, np.uint64(count), *params)
+
+    def fill_normal(self, data: Any, stream: Any = None) -> None:
+        """Fill ``data`` (float32/float64) with standard normal numbers."""
+        n = _element_count(data, "fill_normal")
+        kind = self._float_kind(data, "fill_normal")
+        if n and self._pairs_ok(data, n):
+            self._fill(f"normal2_{kind}", stream, data, n // 2)
+        else:
+            self._fill(f"normal_{kind}", stream, data, n)
+
+    def gen_normal(self, shape: Any, dtype: Any, stream: Any = None) -> Any:
+        """A new GPUArray of ``shape`` and ``dtype`` filled by ``fill_normal``."""
+        from pycuda import gpuarray
+
+        result = gpuarray.empty(shape, dtype)
+        self.fill_normal(result, stream)
+        return result
+
+    def fill_log_normal(self, data: Any, mean: float, stddev: float, stream: Any = None) -> None:
+        """Fill ``data`` with ``exp(N(mean, stddev**2))`` numbers."""
+        n = _element_count(data, "fill_log_normal")
+        kind = self._float_kind(data, "fill_log_normal")
+        scalar = np.float32 if kind == "float32" else np.float64
+        params = (scalar(mean), scalar(stddev))
+        if n and self._pairs_ok(data, n):
+            self._fill(f"log_normal2_{kind}", stream, data, n // 2, *params)
+        else:
+            self._fill(f"log_normal_{kind}", stream, data, n, *params)
+
+    def gen_log_normal(
+        self, shape: Any, dtype: Any, mean: float, stddev: float, stream: Any = None
+    ) -> Any:
+        """A new GPUArray of ``shape`` and ``dtype`` filled by ``fill_log_normal``."""
+        from pycuda import gpuarray
+
+        result = gpuarray.empty(shape, dtype)
+        self.fill_log_normal(result, mean, stddev, stream)
+        return result
+
+    # -- Poisson ------------------------------------------------------------------------------
+
+    def fill_poisson(
+        self, data: Any, lambda_value: float | None = None, stream: Any = None
+    ) -> None:
+        """Fill ``data`` with Poisson numbers of mean ``lambda_value``.
+
+        With ``lambda_value=None`` each element is replaced by a draw with its own value as
+        the mean. ``data``: uint32, int32, float32 or float64.
+        """
+        n = _element_count(data, "fill_poisson")
+        kind = np.dtype(data.dtype).name
+        if kind not in dict(_POISSON_TYPES):
+            raise TypeError(
+                f"fill_poisson does not fill {kind}; expected uint32, int32, float32 or float64"
+            )
+        if lambda_value is None:
+            self._fill(f"poisson_inplace_{kind}", stream, data, n)
+            return
+        if not lambda_value > 0:
+            raise ValueError(f"lambda_value must be positive, got {lambda_value}")
+        self._fill(f"poisson_{kind}", stream, data, n, float(lambda_value))
+
+    def gen_poisson(self, shape: Any, dtype: Any, lambda_value: float, stream: Any = None) -> Any:
+        """A new GPUArray of ``shape`` and ``dtype`` (uint32 as the original, or int32/float)
+        of Poisson numbers of mean ``lambda_value``."""
+        from pycuda import gpuarray
+
+        result = gpuarray.empty(shape, dtype)
+        self.fill_poisson(result, lambda_value, stream)
+        return result
+
+    # -- skip-ahead ---------------------------------------------------------------------------
+
+    def _skip(self, kind: str, i: Any, stream: Any) -> None:
+        name = "skip_ahead" + (f"_{kind}" if kind else "")
+        skip_dtype = self._spec.skip_dtype if not kind else np.dtype(np.uint64)
+        limit = np.iinfo(skip_dtype).max
+        if not isinstance(i, (int, np.integer)) or isinstance(i, (bool, np.bool_)):
+            raise TypeError(f"call_{name} takes an integer, got {type(i).__name__}")
+        if not 0 <= int(i) <= limit:
+            raise ValueError(f"call_{name} takes 0 <= i <= {limit}, got {i}")
+        # All generators advance (the original passed only one block's count).
+        self._launch(name, stream, np.int32(self.generator_count), skip_dtype.type(int(i)))
+
+    def _skip_array(self, kind: str, i: Any, stream: Any) -> None:
+        name = "skip_ahead" + (f"_{kind}" if kind else "") + "_array"
+        skip_dtype = self._spec.skip_dtype if not kind else np.dtype(np.uint64)
+        signed = np.int32 if skip_dtype == np.uint32 else np.int64
+        _check_gpu_vector(i, f"call_{name}'s array", (skip_dtype, signed), self.generator_count)
+        self._launch(name, stream, np.int32(self.generator_count), i.gpudata)
+
+    def call_skip_ahead(self, i: int, stream: Any = None) -> None:
+        """Advance every generator by ``i`` draws."""
+        self._skip("", i, stream)
+
+    def call_skip_ahead_array(self, i: Any, stream: Any = None) -> None:
+        """Advance generator ``k`` by ``i[k]`` draws (``i``: a GPUArray, one per generator)."""
+        self._skip_array("", i, stream)
+
+
+class _PseudoRandomNumberGeneratorBase(_RandomNumberGeneratorBase):
+    """Seeded generators: generator ``k`` starts subsequence ``k`` of its seed's stream."""
+
+    def __init__(self, seed_getter: Callable[[int], Any] | None = None, offset: int = 0) -> None:
+        super().__init__()
+        n = self.generator_count
+        seed = seed_getter_unique(n) if seed_getter is None else seed_getter(n)
+        _check_gpu_vector(seed, "the seed_getter's result", (np.int32, np.uint32), n)
+        if not 0 <= int(offset) < 2**64:
+            raise ValueError(f"offset must be in [0, 2**64), got {offset}")
+        # cuRAND's skip-ahead code needs a deep stack; unlike the original we leave
+        # limit.STACK_SIZE alone: the driver grows the per-thread stack for each launch as
+        # needed (cuCtxSetLimit's documentation), and setting it would synchronize.
+        self._launch("prepare", None, np.int32(n), seed.gpudata, np.uint64(offset))
+
+    def call_skip_ahead_sequence(self, i: int, stream: Any = None) -> None:
+        """Advance every generator by ``i`` subsequences (``skipahead_sequence``)."""
+        self._skip("sequence", i, stream)
+
+    def call_skip_ahead_sequence_array(self, i: Any, stream: Any = None) -> None:
+        """Advance generator ``k`` by ``i[k]`` subsequences (``i``: a uint64 GPUArray)."""
+        self._skip_array("sequence", i, stream)
+
+
+class XORWOWRandomNumberGenerator(_PseudoRandomNumberGeneratorBase):
+    """cuRAND's XORWOW generator (``curandStateXORWOW_t``), one state per GPU thread.
+
+    gen = XORWOWRandomNumberGenerator(seed_getter=seed_getter_uniform)
+    a = gen.gen_normal((1024,), np.float32)
+    """
+
+    _spec = GeneratorSpec(
+        "curandStateXORWOW_t", quasi=False, box_muller=True, sequence_skips=("sequence",)
+    )
+
+
+class MRG32k3aRandomNumberGenerator(_PseudoRandomNumberGeneratorBase):
+    """cuRAND's MRG32k3a generator (``curandStateMRG32k3a_t``).
+
+    gen = MRG32k3aRandomNumberGenerator()
+    gen.call_skip_ahead_subsequence(1)
+    """
+
+    _spec = GeneratorSpec(
+        "curandStateMRG32k3a_t",
+        quasi=False,
+        box_muller=True,
+        sequence_skips=("sequence", "subsequence"),
+    )
+
+    def call_skip_ahead_subsequence(self, i: int, stream: Any = None) -> None:
+        """Advance every generator by ``i`` subsequences of 2**76 draws."""
+        self._skip("subsequence", i, stream)
+
+    def call_skip_ahead_subsequence_array(self, i: Any, stream: Any = None) -> None:
+        """Advance generator ``k`` by ``i[k]`` subsequences of 2**76 draws."""
+        self._skip_array("subsequence", i, stream)
+
+
+class PhiloxRandomNumberGenerator(_PseudoRandomNumberGeneratorBase):
+    """cuRAND's Philox4x32-10 (``curandStatePhilox4_32_10_t``), with the classes' methods.
+
+    gen = PhiloxRandomNumberGenerator(offset=100)
+    u = gen.gen_uniform((1000,), np.float64)
+    """
+
+    _spec = GeneratorSpec(
+        "curandStatePhilox4_32_10_t", quasi=False, box_muller=True, sequence_skips=("sequence",)
+    )
+
+
+class _SobolRandomNumberGeneratorBase(_RandomNumberGeneratorBase):
+    """Quasi-random generators: generator ``k`` draws dimension ``k``'s Sobol sequence."""
+
+    _direction: direction_vector_set
+
+    def __init__(
+        self, dir_vector: Any = None, scramble_vector: Any = None, offset: int = 0
+    ) -> None:
+        super().__init__()
+        n, bits = self.generator_count, self._spec.bits
+        if dir_vector is None:
+            dir_vector = generate_direction_vectors(n, self._direction)
+        words = (np.int32, np.uint32) if bits == 32 else (np.int64, np.uint64)
+        _check_gpu_vector(dir_vector, "dir_vector", words, n * bits)
+        limit = 2**bits
+        if not 0 <= int(offset) < limit:
+            raise ValueError(f"offset must be in [0, 2**{bits}), got {offset}")
+        args: tuple[Any, ...] = (np.int32(n), dir_vector.gpudata)
+        if self._spec.scrambled:
+            if scramble_vector is None:
+                make = (
+                    generate_scramble_constants32 if bits == 32 else generate_scramble_constants64
+                )
+                scramble_vector = make(n)
+            _check_gpu_vector(scramble_vector, "scramble_vector", words, n)
+            args += (scramble_vector.gpudata,)
+        self._launch("prepare", None, *args, np.uint64(offset))
+
+
+class Sobol32RandomNumberGenerator(_SobolRandomNumberGeneratorBase):
+    """cuRAND's 32-bit Sobol quasi-random generator.
+
+    gen = Sobol32RandomNumberGenerator()
+    u = gen.gen_uniform((1 << 20,), np.float32)
+    """
+
+    _spec = GeneratorSpec("curandStateSobol32_t", quasi=True, bits=32)
+    _direction = direction_vector_set.VECTOR_32
+
+    def __init__(self, dir_vector: Any = None, offset: int = 0) -> None:
+        super().__init__(dir_vector, None, offset)
+
+
+class ScrambledSobol32RandomNumberGenerator(_SobolRandomNumberGeneratorBase):
+    """cuRAND's scrambled 32-bit Sobol quasi-random generator.
+
+    gen = ScrambledSobol32RandomNumberGenerator()
+    """
+
+    _spec = GeneratorSpec("curandStateScrambledSobol32_t", quasi=True, bits=32, scrambled=True)
+    _direction = direction_vector_set.SCRAMBLED_VECTOR_32
+
+
+class Sobol64RandomNumberGenerator(_SobolRandomNumberGeneratorBase):
+    """cuRAND's 64-bit Sobol quasi-random generator (also fills int64/uint64).
+
+    gen = Sobol64RandomNumberGenerator()
+    """
+
+    _spec = GeneratorSpec("curandStateSobol64_t", quasi=True, bits=64)
+    _direction = direction_vector_set.VECTOR_64
+
+    def __init__(self, dir_vector: Any = None, offset: int = 0) -> None:
+        super().__init__(dir_vector, None, offset)
+
+
+class ScrambledSobol64RandomNumberGenerator(_SobolRandomNumberGeneratorBase):
+    """cuRAND's scrambled 64-bit Sobol quasi-random generator.
+
+    gen = ScrambledSobol64RandomNumberGenerator()
+    """
+
+    _spec = GeneratorSpec("curandStateScrambledSobol64_t", quasi=True, bits=64, scrambled=True)
+    _direction = direction_vector_set.SCRAMBLED_VECTOR_64
+
+
+GENERATOR_CLASSES = (
+    XORWOWRandomNumberGenerator,
+    MRG32k3aRandomNumberGenerator,
+    PhiloxRandomNumberGenerator,
+    Sobol32RandomNumberGenerator,
+    ScrambledSobol32RandomNumberGenerator,
+    Sobol64RandomNumberGenerator,
+    ScrambledSobol64RandomNumberGenerator,
+)
