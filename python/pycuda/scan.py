@@ -206,43 +206,58 @@ extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
             pr_wincl[lane] = t;
     }}
     __syncthreads();
-    // Decoupled look-back by thread 0: flag 1 = aggregate published, 2 = inclusive prefix.
-    if (threadIdx.x == 0) {{
+    // Decoupled look-back by warp 0, 32 predecessors at a time (lane k looks at tile base - k).
+    // Flags: 1 = the tile's aggregate is published, 2 = its inclusive prefix is.
+    if (warp == 0) {{
         const scan_t pr_agg = pr_wincl[{nw} - 1].v;
-        pr_opt pr_prefix;
-        pr_prefix.ok = 0;
+        pr_opt pr_run;
+        pr_run.ok = 0;
         if (tile == 0) {{
-            pr_publish(inclusives, pr_agg);
-            __threadfence();
-            pr_flags[0] = 2;
-        }} else {{
-            pr_publish(aggregates + (long long)tile * PR_WORDS, pr_agg);
-            __threadfence();
-            pr_flags[tile] = 1;
-            int j = tile - 1;
-            scan_t pr_run = pr_agg;
-            bool pr_have = false;
-            while (true) {{
-                int f;
-                do {{
-                    f = pr_flags[j];
-                }} while (f == 0);
+            if (lane == 0) {{
+                pr_publish(inclusives, pr_agg);
                 __threadfence();
-                const scan_t v =
-                    pr_read((f == 2 ? inclusives : aggregates) + (long long)j * PR_WORDS);
-                pr_run = pr_have ? pycuda_scan_op(v, pr_run) : v;
-                pr_have = true;
-                if (f == 2)
-                    break;
-                --j;
+                pr_flags[0] = 2;
             }}
-            pr_publish(inclusives + (long long)tile * PR_WORDS, pycuda_scan_op(pr_run, pr_agg));
-            __threadfence();
-            pr_flags[tile] = 2;
-            pr_prefix.v = pr_run;
-            pr_prefix.ok = 1;
+        }} else {{
+            if (lane == 0) {{
+                pr_publish(aggregates + (long long)tile * PR_WORDS, pr_agg);
+                __threadfence();
+                pr_flags[tile] = 1;
+            }}
+            for (int base = tile - 1;; base -= 32) {{
+                const int j = base - lane;
+                int f;
+                do {{  // tiles before 0 read as inclusive; tile 0 always stops the walk first
+                    f = j >= 0 ? pr_flags[j] : 2;
+                }} while (__any_sync(0xffffffffu, f == 0));
+                __threadfence();
+                const unsigned incl = __ballot_sync(0xffffffffu, f == 2);
+                const int stop = incl ? __ffs(incl) - 1 : 31;  // nearest inclusive, or all
+                pr_opt x;
+                x.ok = lane <= stop && j >= 0;
+                if (x.ok)
+                    x.v = pr_read((f == 2 ? inclusives : aggregates) + (long long)j * PR_WORDS);
+                // Higher lanes hold earlier tiles: combine (lane + d) before lane.
+                #pragma unroll
+                for (int d = 1; d < 32; d <<= 1) {{
+                    const pr_opt other = pycuda_scan_shfl<pr_opt, false>(x, lane + d);
+                    if (lane + d < 32)
+                        x = pr_combine(other, x);
+                }}
+                x = pycuda_scan_shfl<pr_opt, false>(x, 0);
+                pr_run = pr_combine(x, pr_run);
+                if (incl)
+                    break;
+            }}
+            if (lane == 0) {{
+                pr_publish(inclusives + (long long)tile * PR_WORDS,
+                           pycuda_scan_op(pr_run.v, pr_agg));
+                __threadfence();
+                pr_flags[tile] = 2;
+            }}
         }}
-        *pr_tile_prefix = pr_prefix;
+        if (lane == 0)
+            *pr_tile_prefix = pr_run;
     }}
     __syncthreads();
     pr_opt pr_pre = *pr_tile_prefix;
