@@ -265,6 +265,9 @@ def _assert_close_sum(got, ref, dtype, scale):
     if dtype.kind in "biu":
         assert got == ref
         return
+    if dtype == np.float16 and np.isinf(np.float16(ref)):
+        assert got == np.float16(ref)  # numpy's float16 sum overflows just the same
+        return
     eps = {2: 2e-3, 4: 4 * np.finfo(np.float32).eps, 8: 64 * np.finfo(np.float64).eps}
     tol = eps[dtype.itemsize if dtype.kind == "f" else dtype.itemsize // 2] * max(scale, 1)
     assert abs(complex(got) - complex(ref)) <= tol, (got, ref, tol)
