@@ -422,7 +422,10 @@ def test_struct_reduction(ctx):
     )  # fmt: skip
     for n in (1, 1000, 2**20 + 3):
         a = np.random.default_rng(n).integers(-(10**6), 10**6, n).astype(np.float32)
-        for a_gpu in (gpuarray.to_gpu(a), gpuarray.to_gpu(np.concatenate([[0], a]))[1:]):
+        for a_gpu in (
+            gpuarray.to_gpu(a),
+            gpuarray.to_gpu(np.concatenate([np.zeros(1, np.float32), a]))[1:],
+        ):
             got = k(a_gpu).get()
             assert got["cur_min"] == a.min() and got["cur_max"] == a.max()
 
