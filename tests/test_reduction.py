@@ -505,3 +505,15 @@ def test_more_than_2_to_the_31_elements(ctx):
 
 
 # }}}
+
+
+@needs_nvrtc
+def test_lower_level_functions(nvrtc_modules):
+    for stage, fmt in ((1, "PPPdq"), (2, "PPq")):
+        func, types = R.get_reduction_kernel_and_types(
+            stage, "double", 512, "0", "a+b", "x[i]*y[i]*s",
+            "const float *x, const double *y, double s",
+        )  # fmt: skip
+        assert func.format == fmt and types[0].name == "pr_out"
+    mod = R.get_reduction_module("float", 512, "0", "a+b", None, "const float *in")
+    mod.get_function("reduce_kernel_stage1_vec")

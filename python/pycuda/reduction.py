@@ -442,8 +442,6 @@ def get_reduction_kernel_and_types(
     from pycuda.tools import get_or_register_dtype
 
     dtype = get_or_register_dtype(out_type)
-    if stage == 2:
-        arguments = [VectorArg(dtype, "pr_in")]
     args = _parse_arguments(arguments)
     mod = get_reduction_module(
         out_type, block_size, neutral, reduce_expr, map_expr, args, name, keep, options, preamble
