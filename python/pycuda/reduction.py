@@ -234,7 +234,7 @@ def _vector_loop(
             f"            const long long pr_c = pr_base + (long long)pr_u * blockDim.x;\n"
             f"            if (pr_c < pr_chunks)\n"
             f"                pr_ld_{name}[pr_u] =\n"
-            f"                    reinterpret_cast<const {load_t} *>({name})[pr_c];\n"
+            f"                    __ldg(reinterpret_cast<const {load_t} *>({name}) + pr_c);\n"
             f"        }}"
         )
         elements.append(
@@ -507,7 +507,13 @@ class ReductionKernel:
         dev = driver.Context.get_device()
         sms = dev.get_attribute(driver.device_attribute.MULTIPROCESSOR_COUNT)
         per_sm = dev.get_attribute(driver.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)
-        self._max_blocks = sms * max(1, per_sm // plan.block)
+        fallback = sms * max(1, per_sm // plan.block)
+        # One resident wave: more blocks than fit at once would only queue behind the first.
+        self._max_blocks = {
+            f: _resident_blocks(f, plan.block, sms, fallback)
+            for f in (self.stage1_func, self.stage1_vec_func)
+            if f is not None
+        }
         self._vector_names = [a.name for a in self.arguments if isinstance(a, VectorArg)]
 
     def _launch_args(self, args: tuple[Any, ...]) -> tuple[list[Any], Any, int, bool]:
@@ -573,7 +579,7 @@ class ReductionKernel:
             per_block = self._plan.block * self._plan.unroll * self._plan.vec
         else:
             per_block = self._plan.block * self._plan.scalar_unroll
-        blocks = max(1, min(-(-n // per_block), self._max_blocks))
+        blocks = max(1, min(-(-n // per_block), self._max_blocks[func]))
         block = (self._plan.block, 1, 1)
         if blocks == 1 and self._plan.final is None:
             _launch(func, (1, 1), block, stream, [out.gpudata, *packed, n])
@@ -582,6 +588,17 @@ class ReductionKernel:
         _launch(func, (blocks, 1), block, stream, [partials.gpudata, *packed, n])
         _launch(self.stage2_func, (1, 1), block, stream, [out.gpudata, partials.gpudata, blocks])
         return out
+
+
+def _resident_blocks(func: Any, block: int, sms: int, fallback: int) -> int:
+    """How many blocks of ``func`` all multiprocessors hold at once (its registers decide)."""
+    from pycuda import driver
+
+    try:
+        per_sm = func.max_active_blocks_per_multiprocessor(block)
+    except (AttributeError, driver.Error):  # no occupancy query: the thread-count bound
+        return fallback
+    return sms * per_sm if per_sm > 0 else fallback
 
 
 def _launch(func: Any, grid: Any, block: Any, stream: Any, args: list[Any]) -> None:
