@@ -559,7 +559,7 @@ class ReductionKernel:
         self, *args: Any, stream: Any = None, out: Any = None, allocator: Any = None, **kw: Any
     ) -> Any:
         """Reduce; returns ``out`` or a new 0-d GPUArray of ``dtype_out``."""
-        from pycuda import gpuarray
+        from pycuda import driver, gpuarray
 
         kw.pop("kernel_wrapper", None)  # the original's hook, unused here
         if kw:
@@ -584,9 +584,10 @@ class ReductionKernel:
         if blocks == 1 and self._plan.final is None:
             _launch(func, (1, 1), block, stream, [out.gpudata, *packed, n])
             return out
-        partials = gpuarray.empty((blocks,), self.dtype_out, allocator=allocator)
-        _launch(func, (blocks, 1), block, stream, [partials.gpudata, *packed, n])
-        _launch(self.stage2_func, (1, 1), block, stream, [out.gpudata, partials.gpudata, blocks])
+        # Raw memory, not a GPUArray: the partials may be of a struct type (argmax's pairs).
+        partials = (allocator or driver.mem_alloc)(blocks * self.dtype_out.itemsize)
+        _launch(func, (blocks, 1), block, stream, [partials, *packed, n])
+        _launch(self.stage2_func, (1, 1), block, stream, [out.gpudata, partials, blocks])
         return out
 
 
