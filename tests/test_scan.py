@@ -125,6 +125,8 @@ def test_cumsum(ctx, dtype, n):
 
     if dtype == np.float16 and n > 4097:
         pytest.skip("float16 cumulative sums of this many values in [0, 1) overflow")
+    if n >= 2**26 and dtype.type not in (np.int8, np.int32, np.float32, np.float64):
+        pytest.skip("2**26 elements are scanned for a few dtypes only (device time)")
     a = _random(dtype, n)
     inclusive = S.InclusiveScanKernel(dtype, "a+b")
     exclusive = S.ExclusiveScanKernel(dtype, "a+b", neutral="0")
