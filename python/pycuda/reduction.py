@@ -335,7 +335,8 @@ class _Plan:
             + f"""
 typedef {out_ctype} out_type;
 __device__ __forceinline__ out_type pycuda_neutral() {{ return out_type({neutral}); }}
-__device__ __forceinline__ out_type pycuda_reduce_op(const out_type &a, const out_type &b) {{
+// By value: user functions taking non-const references to a and b compile, as in the original.
+__device__ __forceinline__ out_type pycuda_reduce_op(out_type a, out_type b) {{
     return out_type({reduce_expr});
 }}
 template <int N>

@@ -103,7 +103,8 @@ def _source(ctype: str, itemsize: int, scan_expr: str, neutral: str | None, name
 {_HELPERS}
 {preamble}
 typedef {ctype} scan_t;
-__device__ __forceinline__ scan_t pycuda_scan_op(const scan_t &a, const scan_t &b) {{
+// By value: user functions taking non-const references to a and b compile.
+__device__ __forceinline__ scan_t pycuda_scan_op(scan_t a, scan_t b) {{
     return scan_t({scan_expr});
 }}
 // A value that may be absent (a thread past the end of the array holds none): no neutral
