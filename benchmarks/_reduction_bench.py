@@ -1,0 +1,155 @@
+"""benchmarks/_reduction_bench.py: reductions and scans against the copy bandwidth and CuPy.
+
+``run()`` returns ``[(name, value, unit)]``: the device-to-device copy bandwidth (bytes read +
+written), then sum, max, dot and argmax of 2^26 float32 (bytes read) and an inclusive scan of
+2^26 int32 (bytes read + written), each in TB/s and as a percentage of the copy figure, beside
+CuPy's equivalents where CuPy is importable; and the host cost of ``sum(a).get()`` on 1000
+elements in microseconds. Device times: CUDA events around a burst, after warm-up, median of
+rounds. Part of ``benchmarks/reductions.py`` (the lead's), and runnable alone:
+
+    python benchmarks/_reduction_bench.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+N = 1 << 26
+Row = tuple[str, float, str]
+
+
+def _device_ms(op: Callable[[], object], record, burst: int = 10, rounds: int = 11) -> float:
+    """Median over rounds of the mean time of one op, from events around a burst."""
+    for _ in range(3):
+        op()
+    times = []
+    for _ in range(rounds):
+        end = record()
+        for _ in range(burst):
+            op()
+        times.append(end() / burst)
+    return statistics.median(times)
+
+
+def _pycuda_record():
+    import pycuda.driver as drv
+
+    start, stop = drv.Event(), drv.Event()
+    start.record()
+
+    def end() -> float:
+        stop.record()
+        stop.synchronize()
+        return stop.time_since(start)
+
+    return end
+
+
+def _cupy_record(cp):
+    def record():
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+
+        def end() -> float:
+            stop.record()
+            stop.synchronize()
+            return cp.cuda.get_elapsed_time(start, stop)
+
+        return end
+
+    return record
+
+
+def _host_us(op: Callable[[], object], n: int = 2000) -> float:
+    for _ in range(100):
+        op()
+    rounds = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            op()
+        rounds.append((time.perf_counter() - t0) / n * 1e6)
+    return statistics.median(rounds)
+
+
+def _tbps(nbytes: int, ms: float) -> float:
+    return nbytes / (ms * 1e-3) / 1e12
+
+
+def run() -> list[Row]:
+    """Measure; see the module's docstring."""
+    import pycuda.autoinit  # noqa: F401
+    import pycuda.driver as drv
+    from pycuda import _reduce_ops as ops
+    from pycuda import gpuarray
+    from pycuda.scan import InclusiveScanKernel
+    from pycuda.tools import DeviceMemoryPool
+
+    # Results and temporaries from a pool, as GPUArray's own default: a cuMemFree per call
+    # would synchronize the device and time the host, not the kernels.
+    pool = DeviceMemoryPool()
+    alloc = pool.allocate
+    rng = np.random.default_rng(0)
+    x_host = rng.random(N, dtype=np.float32)
+    y_host = rng.random(N, dtype=np.float32)
+    i_host = rng.integers(0, 100, N).astype(np.int32)
+    x, y = gpuarray.to_gpu(x_host), gpuarray.to_gpu(y_host)
+    ints = gpuarray.to_gpu(i_host)
+    copy_dst = gpuarray.empty(N, np.float32)
+
+    rows: list[Row] = []
+    copy_ms = _device_ms(
+        lambda: drv.memcpy_dtod(copy_dst.gpudata, x.gpudata, 4 * N), _pycuda_record
+    )
+    copy = _tbps(8 * N, copy_ms)
+    rows.append(("device-to-device copy 2^26 float32 (read+write)", copy, "TB/s"))
+
+    cumsum = InclusiveScanKernel(np.int32, "a+b")
+    cases = [
+        ("sum", 4 * N, lambda: ops.sum(x, allocator=alloc)),
+        ("max", 4 * N, lambda: ops.max(x, allocator=alloc)),
+        ("dot", 8 * N, lambda: ops.dot(x, y, allocator=alloc)),
+        ("argmax", 4 * N, lambda: ops.argmax(x, allocator=alloc)),
+        ("inclusive scan int32 (read+write)", 8 * N, lambda: cumsum(ints, allocator=alloc)),
+    ]
+    for name, nbytes, op in cases:
+        rate = _tbps(nbytes, _device_ms(op, _pycuda_record))
+        rows.append((f"pycuda {name} 2^26", rate, "TB/s"))
+        rows.append((f"pycuda {name} 2^26 / copy", 100 * rate / copy, "%"))
+
+    try:
+        import cupy as cp
+    except ImportError:
+        cp = None
+    if cp is not None:
+        cx, cy = cp.asarray(x_host), cp.asarray(y_host)
+        ci = cp.asarray(i_host)
+        cupy_cases = [
+            ("sum", 4 * N, lambda: cp.sum(cx)),
+            ("max", 4 * N, lambda: cp.max(cx)),
+            ("dot", 8 * N, lambda: cp.dot(cx, cy)),
+            ("argmax", 4 * N, lambda: cp.argmax(cx)),
+            ("inclusive scan int32 (read+write)", 8 * N, lambda: cp.cumsum(ci)),
+        ]
+        for name, nbytes, op in cupy_cases:
+            rate = _tbps(nbytes, _device_ms(op, _cupy_record(cp)))
+            rows.append((f"cupy {name} 2^26", rate, "TB/s"))
+
+    small = gpuarray.to_gpu(x_host[:1000])
+    rows.append(
+        (
+            "host cost of sum(a).get(), 1000 float32",
+            _host_us(lambda: ops.sum(small, allocator=alloc).get()),
+            "us",
+        )
+    )
+    return rows
+
+
+if __name__ == "__main__":
+    for name, value, unit in run():
+        print(f"{name:60s} {value:10.3f} {unit}")
