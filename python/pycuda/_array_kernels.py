@@ -30,6 +30,10 @@ HELPERS = r"""
 #include <pycuda-complex.hpp>
 #include <cuda_fp16.h>
 
+// The integer helpers are templates shared by signed and unsigned types, where "x < 0" is
+// "pointless" for the unsigned ones; that is intended.
+#pragma nv_diag_suppress 186
+
 template <class To, class From> struct pc_cast_t {
     static __device__ __forceinline__ To f(From x) { return (To)x; }
 };
@@ -54,7 +58,9 @@ template <class R1, class R2> struct pc_cast_t<pycuda::complex<R1>, pycuda::comp
     }
 };
 template <class To> struct pc_cast_t<To, __half> {
-    static __device__ __forceinline__ To f(__half x) { return pc_cast_t<To, float>::f(__half2float(x)); }
+    static __device__ __forceinline__ To f(__half x) {
+        return pc_cast_t<To, float>::f(__half2float(x));
+    }
 };
 template <class From> struct pc_cast_t<__half, From> {
     static __device__ __forceinline__ __half f(From x) { return __float2half_rn((float)x); }
@@ -130,12 +136,16 @@ template <class T> __device__ __forceinline__ T pc_rshift(T a, T b) {
     if ((unsigned long long)b < 8 * sizeof(T)) return (T)(a >> b);
     return a < T(0) ? T(-1) : T(0);
 }
-template <class T> __device__ __forceinline__ T pc_abs_int(T a) { return a < T(0) ? (T)(0ull - (unsigned long long)a) : a; }
+template <class T> __device__ __forceinline__ T pc_abs_int(T a) {
+    return a < T(0) ? (T)(0ull - (unsigned long long)a) : a;
+}
 // NumPy orders complex numbers lexicographically (real part first).
-template <class R> __device__ __forceinline__ bool pc_clt(pycuda::complex<R> a, pycuda::complex<R> b) {
+template <class R>
+__device__ __forceinline__ bool pc_clt(pycuda::complex<R> a, pycuda::complex<R> b) {
     return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
 }
-template <class R> __device__ __forceinline__ bool pc_cle(pycuda::complex<R> a, pycuda::complex<R> b) {
+template <class R>
+__device__ __forceinline__ bool pc_cle(pycuda::complex<R> a, pycuda::complex<R> b) {
     return a.real() < b.real() || (a.real() == b.real() && a.imag() <= b.imag());
 }
 
@@ -270,10 +280,13 @@ def strided_kernel(
     strides = ["zs{a}"] + [f"ps{k}_{{a}}" for k in arrays]
     steps = []
     for a in range(ndim - 1, -1, -1):
-        adds = " ".join(f"{o} += idx * {s.format(a=a)};" for o, s in zip(offsets, strides))
+        pairs = zip(offsets, strides, strict=True)
+        adds = " ".join(f"{o} += idx * {s.format(a=a)};" for o, s in pairs)
         if a:
-            steps.append(f"{{ const long long q = rem / d{a}; const long long idx = rem - q * d{a};"
-                         f" rem = q; {adds} }}")
+            steps.append(
+                f"{{ const long long q = rem / d{a}; const long long idx = rem - q * d{a};"
+                f" rem = q; {adds} }}"
+            )
         else:
             steps.append(f"{{ const long long idx = rem; {adds} }}")
     reads = []
@@ -340,11 +353,14 @@ def _binary_c(op: str, dtype: np.dtype) -> str:
 
 
 def binary_expression(
-    op: str, a: np.dtype, b: np.dtype, operand: np.dtype, out: np.dtype
+    op: str, a: np.dtype, b: np.dtype, operand: np.dtype, out: np.dtype, body: str | None = None
 ) -> str:
-    """``out(op(operand(x0), operand(x1)))``: the C expression of a NumPy binary ufunc."""
+    """``out(op(operand(x0), operand(x1)))``: the C expression of a NumPy binary ufunc.
+
+    ``body`` replaces the operation's own C (written with ``A`` and ``B`` for the operands).
+    """
     ct = compute_ctype(operand)
-    body = _binary_c(op, operand)
+    body = _binary_c(op, operand) if body is None else body
     body = re.sub(r"\bA\b", f"pc_cast<{ct}>(x0)", body)
     body = re.sub(r"\bB\b", f"pc_cast<{ct}>(x1)", body)
     return f"pc_cast<{dtype_to_ctype(out)}>({body})"
@@ -371,6 +387,10 @@ def unary_expression(op: str, operand: np.dtype, out: np.dtype) -> str:
     elif op == "imag":
         body = f"{a}.imag()"
     else:
+        # A math function: real operands are computed in the result's type (sqrt of an int32
+        # in double, of a float16 in float), complex ones use pycuda::complex's overloads.
+        if kind != "c":
+            a = f"pc_cast<{compute_ctype(out)}>(x0)"
         body = f"{op}({a})"
     return f"pc_cast<{dtype_to_ctype(out)}>({body})"
 

@@ -277,8 +277,10 @@ class ElementwiseKernel:
             raise TypeError(f"ElementwiseKernel got unexpected keyword arguments {sorted(unknown)}")
         self.arguments = _parse_arguments(arguments)
         if not any(isinstance(a, VectorArg) for a in self.arguments):
-            raise ValueError("ElementwiseKernel can only be used with functions that have at "
-                             "least one vector argument")
+            raise ValueError(
+                "ElementwiseKernel can only be used with functions that have at "
+                "least one vector argument"
+            )
         self.operation = operation
         self.name = name
         self.keep = keep

@@ -199,8 +199,9 @@ def _is_scalar(value: Any) -> bool:
     )
 
 
-def _host_array(shape: tuple[int, ...], dtype: np.dtype, strides: tuple[int, ...],
-                 pagelocked: bool = False) -> np.ndarray:
+def _host_array(
+    shape: tuple[int, ...], dtype: np.dtype, strides: tuple[int, ...], pagelocked: bool = False
+) -> np.ndarray:
     """A new host array of ``shape`` with the given dense, positive ``strides``."""
     nbytes = size_of(shape) * dtype.itemsize
     if pagelocked:
@@ -297,8 +298,9 @@ class GPUArray:
         strides = tuple(s // self.itemsize * dtype.itemsize for s in strides)
         return GPUArray(self.shape, dtype, self.allocator, strides=strides)
 
-    def _view(self, shape: Sequence[int], strides: Sequence[int], offset: int = 0,
-              dtype: Any = None) -> GPUArray:
+    def _view(
+        self, shape: Sequence[int], strides: Sequence[int], offset: int = 0, dtype: Any = None
+    ) -> GPUArray:
         ptr = self.ptr + offset
         return GPUArray(
             shape,
@@ -359,8 +361,14 @@ class GPUArray:
         """set() queued on ``stream``."""
         self.set(ary, async_=True, stream=stream)
 
-    def get(self, ary: np.ndarray | None = None, pagelocked: bool = False,
-            async_: bool = False, stream: Any = None, **kwargs: Any) -> np.ndarray:
+    def get(
+        self,
+        ary: np.ndarray | None = None,
+        pagelocked: bool = False,
+        async_: bool = False,
+        stream: Any = None,
+        **kwargs: Any,
+    ) -> np.ndarray:
         """A host copy (NumPy array, same axis order); into ``ary`` if given."""
         async_ = kwargs.pop("async", async_)
         if kwargs:
@@ -465,8 +473,10 @@ class GPUArray:
     def __getitem__(self, key: Any) -> GPUArray:
         plan = index_plan(self.shape, self.strides, key)
         if not plan.is_view:
-            raise IndexError("integer-array and boolean-mask indexing of GPUArrays is not "
-                             "supported yet; use basic indices (ints, slices, ..., None)")
+            raise IndexError(
+                "integer-array and boolean-mask indexing of GPUArrays is not "
+                "supported yet; use basic indices (ints, slices, ..., None)"
+            )
         return self._view(plan.shape, plan.strides, plan.offset)
 
     def reshape(self, *shape: Any, order: str = "C") -> GPUArray:
@@ -535,8 +545,9 @@ class GPUArray:
 
     # {{{ arithmetic
 
-    def _unary(self, op: str, dtype: np.dtype, out: GPUArray | None = None,
-               stream: Any = None) -> GPUArray:
+    def _unary(
+        self, op: str, dtype: np.dtype, out: GPUArray | None = None, stream: Any = None
+    ) -> GPUArray:
         if out is None:
             out = self._new_like_self(dtype)
         else:
@@ -545,14 +556,22 @@ class GPUArray:
         _elementwise(out, [src], unary_expression(op, self.dtype, dtype), stream)
         return out
 
-    def _binary(self, op: str, other: Any, reflected: bool = False,
-                out: GPUArray | None = None) -> GPUArray:
+    def _binary(
+        self,
+        op: str,
+        other: Any,
+        reflected: bool = False,
+        out: GPUArray | None = None,
+        stream: Any = None,
+        body: str | None = None,
+        result_dtype: Any = None,
+    ) -> GPUArray:
         if isinstance(other, GPUArray):
             b: Any = other
             b_dtype: Any = other.dtype
             shape = broadcast_shapes(self.shape, other.shape)
         elif isinstance(other, np.ndarray):
-            return self._binary(op, to_gpu(other), reflected, out)
+            return self._binary(op, to_gpu(other), reflected, out, stream, body, result_dtype)
         elif _is_scalar(other):
             b = other
             b_dtype = other.dtype if isinstance(other, np.generic) else other
@@ -561,6 +580,8 @@ class GPUArray:
             return NotImplemented
         lhs, rhs = (b_dtype, self.dtype) if reflected else (self.dtype, b_dtype)
         operand, result = binary_op_dtypes(op, lhs, rhs)
+        if result_dtype is not None:
+            result = np.dtype(result_dtype)
         if out is None:
             out = GPUArray(shape, result, self.allocator)
         else:
@@ -576,15 +597,16 @@ class GPUArray:
                     f"Cannot cast ufunc '{op}' output from {result!r} to {out.dtype!r} with "
                     f"casting rule 'same_kind'"
                 )
-        a_in: Any = self.copy() if _overlaps(out, self) else self
+        a_in: Any = self.copy(stream) if _overlaps(out, self) else self
         if isinstance(b, GPUArray):
-            b_in: Any = b.copy() if _overlaps(out, b) else b
+            b_in: Any = b.copy(stream) if _overlaps(out, b) else b
         else:
             b_in = (b, operand)
         inputs = [b_in, a_in] if reflected else [a_in, b_in]
         da = operand if isinstance(inputs[0], tuple) else inputs[0].dtype
         db = operand if isinstance(inputs[1], tuple) else inputs[1].dtype
-        _elementwise(out, inputs, binary_expression(op, da, db, operand, out.dtype))
+        expr = binary_expression(op, da, db, operand, out.dtype, body)
+        _elementwise(out, inputs, expr, stream)
         return out
 
     def __add__(self, other: Any) -> GPUArray:
@@ -767,8 +789,9 @@ def to_gpu(ary: Any, allocator: Callable[[int], Any] | None = None) -> GPUArray:
     return result
 
 
-def to_gpu_async(ary: Any, allocator: Callable[[int], Any] | None = None,
-                 stream: Any = None) -> GPUArray:
+def to_gpu_async(
+    ary: Any, allocator: Callable[[int], Any] | None = None, stream: Any = None
+) -> GPUArray:
     """to_gpu() queued on ``stream`` (``ary`` should be page-locked to overlap)."""
     ary = np.asarray(ary)
     strides = compact_strides(ary.shape, ary.strides, ary.itemsize)
@@ -780,14 +803,22 @@ def to_gpu_async(ary: Any, allocator: Callable[[int], Any] | None = None,
 empty = GPUArray
 
 
-def zeros(shape: Any, dtype: Any = np.float64, allocator: Callable[[int], Any] | None = None,
-          order: str = "C") -> GPUArray:
+def zeros(
+    shape: Any,
+    dtype: Any = np.float64,
+    allocator: Callable[[int], Any] | None = None,
+    order: str = "C",
+) -> GPUArray:
     """A new array of zeros."""
     return GPUArray(shape, dtype, allocator, order=order).fill(0)
 
 
-def ones(shape: Any, dtype: Any = np.float64, allocator: Callable[[int], Any] | None = None,
-         order: str = "C") -> GPUArray:
+def ones(
+    shape: Any,
+    dtype: Any = np.float64,
+    allocator: Callable[[int], Any] | None = None,
+    order: str = "C",
+) -> GPUArray:
     """A new array of ones."""
     return GPUArray(shape, dtype, allocator, order=order).fill(1)
 
@@ -812,8 +843,10 @@ def arange(*args: Any, **kwargs: Any) -> GPUArray:
     dtype = kwargs.pop("dtype", None)
     allocator = kwargs.pop("allocator", None)
     stream = kwargs.pop("stream", None)
-    start, stop, step = kwargs.pop("start", None), kwargs.pop("stop", None), kwargs.pop(
-        "step", None
+    start, stop, step = (
+        kwargs.pop("start", None),
+        kwargs.pop("stop", None),
+        kwargs.pop("step", None),
     )
     if kwargs:
         raise TypeError(f"arange() got unexpected keyword arguments {sorted(kwargs)}")
