@@ -65,6 +65,11 @@ _COMPLEX_OK = {
 }
 
 
+# NumPy 2.3 made ceil and floor of integer arrays return the integers unchanged; follow the
+# installed NumPy, as the rest of the dtype rules do.
+_ROUNDING_KEEPS_INTEGERS = np.ceil(np.zeros(1, np.int32)).dtype.kind == "i"
+
+
 def _out_and_stream(stream_or_out: Any, out: Any, stream: Any) -> tuple[Any, Any]:
     """The original's deprecated positional ``stream_or_out``: a GPUArray is ``out``."""
     if stream_or_out is None:
@@ -104,6 +109,8 @@ def _unary(name: str) -> Any:
             raise TypeError(f"ufunc '{name}' not supported for the input types ({array.dtype})")
         if kind == "c" and name == "fabs":
             return array._unary("absolute", np.dtype(array.dtype.char.lower()), out, stream)
+        if name in ("ceil", "floor") and kind in "iu" and _ROUNDING_KEEPS_INTEGERS:
+            return array._unary("cast", array.dtype, out, stream)
         if kind not in "biufc":
             raise TypeError(f"cumath.{name}: unsupported dtype {array.dtype}")
         return array._unary(name, unary_result_dtype("float_function", array.dtype), out, stream)
@@ -145,7 +152,8 @@ def fmod(arg: GPUArray, mod: Any, stream: Any = None, out: GPUArray | None = Non
     arg = _check_array(arg, "fmod")
     if arg.dtype.kind == "c" or getattr(mod, "dtype", np.dtype(float)).kind == "c":
         raise TypeError("ufunc 'fmod' not supported for complex inputs")
-    kind = np.result_type(arg.dtype, getattr(mod, "dtype", np.asarray(mod).dtype)).kind
+    mod_dtype = mod.dtype if hasattr(mod, "dtype") else np.asarray(mod).dtype
+    kind = np.result_type(arg.dtype, mod_dtype).kind
     if kind in "iub":
         body = "((B == 0 || B == -1) ? (A - A) : (A % B))"
     else:
