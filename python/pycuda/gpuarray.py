@@ -405,6 +405,15 @@ class GPUArray:
 
     def copy(self, stream: Any = None) -> GPUArray:
         """A new array with the same values (and axis order)."""
+        if self._dense:
+            # The same layout in new memory: one device-to-device memcpy.
+            result = GPUArray(self.shape, self.dtype, self.allocator, strides=self.strides)
+            if self.size:
+                if stream is None:
+                    _driver.memcpy_dtod(result.ptr, self.ptr, self.nbytes)
+                else:
+                    _driver.memcpy_dtod_async(result.ptr, self.ptr, self.nbytes, stream)
+            return result
         result = self._new_like_self()
         _elementwise(result, [self], unary_expression("cast", self.dtype, self.dtype), stream)
         return result
