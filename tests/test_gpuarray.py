@@ -15,6 +15,8 @@ from pycuda._dtype_rules import BINARY_OPS, binary_op_dtypes, unary_result_dtype
 from pycuda.compiler import compile as cuda_compile
 from pycuda.gpuarray import GPUArray
 
+import host_device
+
 DTYPES = [
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
     np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
@@ -264,7 +266,28 @@ def test_in_place_overlap_copies_first(recorder):
 
 # }}}
 
-# {{{ GPU
+# {{{ on the GPU, and on the host stand-in (tests/host_device.py) where no GPU is
+
+# The host stand-in compiles each kernel with the host compiler; it covers these dtypes.
+HOST_DTYPES = {np.dtype(d) for d in (np.bool_, np.int8, np.uint16, np.int64, np.float16,
+                                     np.float32, np.complex128)}  # fmt: skip
+
+
+@pytest.fixture(params=[pytest.param("gpu", marks=pytest.mark.gpu), "host"])
+def device(request, monkeypatch):
+    """The GPU (``ctx``), or the host stand-in that runs the same kernels on the CPU."""
+    if request.param == "gpu":
+        return request.getfixturevalue("ctx")
+    if host_device.host_compiler() is None:
+        pytest.skip("the host stand-in needs a C++ compiler and the CUDA headers")
+    return host_device.install(monkeypatch)
+
+
+def _host_subset(device, *dtypes):
+    if isinstance(device, host_device.HostDevice):
+        if any(np.dtype(d) not in HOST_DTYPES for d in dtypes):
+            pytest.skip("the host stand-in covers a subset of the dtypes")
+
 
 SHAPES = [(), (0,), (1,), (7,), (1000,), (3, 5), (4, 0, 2), (2, 3, 4), (65, 33)]
 
@@ -343,10 +366,10 @@ def _supported(op, dtype):
         return False
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES, ids=NAMES)
 @pytest.mark.parametrize("op", list(BINARY))
-def test_binary_operators_against_numpy(ctx, op, dtype):
+def test_binary_operators_against_numpy(device, op, dtype):
+    _host_subset(device, dtype)
     if not _supported(op, dtype):
         with pytest.raises(TypeError):
             BINARY[op](gpuarray.zeros(3, dtype), gpuarray.zeros(3, dtype))
@@ -374,9 +397,9 @@ def test_binary_operators_against_numpy(ctx, op, dtype):
         _compare(func(ga, gpuarray.to_gpu(b[0, 0])), func(a, b[0, 0]), dtype)
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES, ids=NAMES)
-def test_in_place_operators(ctx, dtype):
+def test_in_place_operators(device, dtype):
+    _host_subset(device, dtype)
     rng = np.random.default_rng(1)
     with np.errstate(all="ignore"):
         for op, iop in [("add", operator.iadd), ("multiply", operator.imul),
@@ -397,9 +420,9 @@ def test_in_place_operators(ctx, dtype):
             _compare(ga, a, dtype)
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES, ids=NAMES)
-def test_unary_operators(ctx, dtype):
+def test_unary_operators(device, dtype):
+    _host_subset(device, dtype)
     rng = np.random.default_rng(2)
     for shape in SHAPES:
         a = _random(shape, dtype, rng)
@@ -417,9 +440,9 @@ def test_unary_operators(ctx, dtype):
         _compare(ga.conj(), np.conj(a), dtype)
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("src", DTYPES, ids=NAMES)
-def test_astype_every_pair(ctx, src):
+def test_astype_every_pair(device, src):
+    _host_subset(device, src)
     rng = np.random.default_rng(3)
     a = _random((5, 7), src, rng, positive=True)
     ga = gpuarray.to_gpu(a)
@@ -464,8 +487,7 @@ def test_transfers_with_any_strides(ctx):
         ga.set(np.zeros(3))
 
 
-@pytest.mark.gpu
-def test_setitem_broadcast_and_cast(ctx):
+def test_setitem_broadcast_and_cast(device):
     a = np.zeros((4, 5), np.float32)
     ga = gpuarray.to_gpu(a)
     ga[1] = 3
@@ -479,20 +501,20 @@ def test_setitem_broadcast_and_cast(ctx):
         ga[0] = np.zeros(3)
 
 
-@pytest.mark.gpu
-def test_constructors(ctx):
+def test_constructors(device):
     np.testing.assert_array_equal(gpuarray.zeros((3, 4), np.int16).get(), np.zeros((3, 4)))
     np.testing.assert_array_equal(gpuarray.ones(5).get(), np.ones(5))
     np.testing.assert_array_equal(gpuarray.arange(10).get(), np.arange(10))
     np.testing.assert_array_equal(
         gpuarray.arange(1, 2, 0.25, dtype=np.float32).get(), np.arange(1, 2, 0.25, np.float32)
     )
-    import pycuda.driver as drv
+    if not isinstance(device, host_device.HostDevice):
+        import pycuda.driver as drv
 
-    stream = drv.Stream()
-    r = gpuarray.arange(0, 100, 7, stream=stream)
-    stream.synchronize()
-    np.testing.assert_array_equal(r.get(), np.arange(0, 100, 7))
+        stream = drv.Stream()
+        r = gpuarray.arange(0, 100, 7, stream=stream)
+        stream.synchronize()
+        np.testing.assert_array_equal(r.get(), np.arange(0, 100, 7))
     src = gpuarray.to_gpu(np.asfortranarray(np.ones((3, 4))))
     assert gpuarray.empty_like(src).flags.f_contiguous
     assert gpuarray.zeros_like(src, order="C").flags.c_contiguous
@@ -519,8 +541,7 @@ def test_allocator_is_honoured(ctx):
     del a, b
 
 
-@pytest.mark.gpu
-def test_reshape_ravel_copy_where_numpy_copies(ctx):
+def test_reshape_ravel_copy_where_numpy_copies(device):
     a = np.arange(24.0).reshape(4, 6)
     ga = gpuarray.to_gpu(a)
     np.testing.assert_array_equal(ga.T.reshape(-1).get(), a.T.reshape(-1))
@@ -529,8 +550,7 @@ def test_reshape_ravel_copy_where_numpy_copies(ctx):
     assert "1." in str(gpuarray.to_gpu(np.ones(2))) and "array(" in repr(ga)
 
 
-@pytest.mark.gpu
-def test_cuda_array_interface_round_trip(ctx):
+def test_cuda_array_interface_round_trip(device):
     a = gpuarray.to_gpu(np.arange(12.0).reshape(3, 4))
     iface = a.T.__cuda_array_interface__
     view = GPUArray(iface["shape"], np.dtype(iface["typestr"]), gpudata=iface["data"][0],
