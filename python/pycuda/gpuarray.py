@@ -546,7 +546,9 @@ class GPUArray:
 
     def conj(self, out: GPUArray | None = None) -> GPUArray:
         """The complex conjugate (a copy for real arrays)."""
-        return self._unary("conj", self.dtype, out)
+        # NumPy's own loop table decides (bool conjugates to int8).
+        dtype = np.conjugate(np.empty(0, self.dtype)).dtype
+        return self._unary("conj", dtype, out)
 
     conjugate = conj
 
