@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import host_device
 import numpy as np
 import pytest
 
@@ -54,7 +55,21 @@ def test_every_function_source_compiles(dtype):
     assert len(cubin) > 0
 
 
-# {{{ GPU
+# {{{ on the GPU, and on the host stand-in (tests/host_device.py) where no GPU is
+
+
+@pytest.fixture(params=[pytest.param("gpu", marks=pytest.mark.gpu), "host"])
+def device(request, monkeypatch):
+    """The GPU (``ctx``), or the host stand-in that runs the same kernels on the CPU."""
+    if request.param == "gpu":
+        return request.getfixturevalue("ctx")
+    if host_device.host_compiler() is None:
+        pytest.skip("the host stand-in needs a C++ compiler and the CUDA headers")
+    return host_device.install(monkeypatch)
+
+
+def _on_host(device):
+    return isinstance(device, host_device.HostDevice)
 
 
 def _values(name, dtype, shape, rng):
@@ -72,13 +87,13 @@ def _values(name, dtype, shape, rng):
 
 
 def _tol(dtype):
-    return {2: 2e-3, 4: 3e-6, 8: 1e-13, 16: 1e-13}[np.dtype(dtype).itemsize]
+    # by the precision of the (real) components: complex64 computes in float
+    return {2: 2e-3, 4: 5e-6, 8: 1e-13}[np.finfo(dtype).dtype.itemsize]
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ALL, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("name", UNARY)
-def test_unary_functions_against_numpy(ctx, name, dtype):
+def test_unary_functions_against_numpy(device, name, dtype):
     from pycuda import gpuarray
 
     func = getattr(cumath, name)
@@ -100,21 +115,21 @@ def test_unary_functions_against_numpy(ctx, name, dtype):
     out = gpuarray.empty((10, 10), expected.dtype)
     func(gx[::2, ::3], out=out)
     np.testing.assert_allclose(out.get(), reference(x[::2, ::3]), rtol=tol, atol=tol)
-    import pycuda.driver as drv
+    if not _on_host(device):
+        import pycuda.driver as drv
 
-    stream = drv.Stream()
-    result = func(gx, stream=stream)
-    stream.synchronize()
-    np.testing.assert_allclose(result.get(), reference(x), rtol=tol, atol=tol)
+        stream = drv.Stream()
+        result = func(gx, stream=stream)
+        stream.synchronize()
+        np.testing.assert_allclose(result.get(), reference(x), rtol=tol, atol=tol)
     with pytest.warns(DeprecationWarning):
         func(gx[::2, ::3], out)  # the original's positional out is honoured, not dropped
     with pytest.raises(ValueError, match="shape"):
         func(gx, out=out)
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
-def test_fmod_frexp_ldexp_modf(ctx, dtype):
+def test_fmod_frexp_ldexp_modf(device, dtype):
     from pycuda import gpuarray
 
     rng = np.random.default_rng(1)
@@ -136,8 +151,7 @@ def test_fmod_frexp_ldexp_modf(ctx, dtype):
     np.testing.assert_array_equal(whole.get(), e_whole)
 
 
-@pytest.mark.gpu
-def test_bad_input(ctx):
+def test_bad_input(device):
     from pycuda import gpuarray
 
     with pytest.raises(TypeError, match="GPUArray"):

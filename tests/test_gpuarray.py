@@ -6,6 +6,7 @@ from __future__ import annotations
 import operator
 import warnings
 
+import host_device
 import numpy as np
 import pytest
 
@@ -14,8 +15,6 @@ from pycuda import gpuarray
 from pycuda._dtype_rules import BINARY_OPS, binary_op_dtypes, unary_result_dtype
 from pycuda.compiler import compile as cuda_compile
 from pycuda.gpuarray import GPUArray
-
-import host_device
 
 DTYPES = [
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
