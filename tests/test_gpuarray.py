@@ -452,8 +452,7 @@ def test_astype_every_pair(device, src):
             _compare(ga[:, ::-2].astype(dst), a[:, ::-2].astype(dst), dst)
 
 
-@pytest.mark.gpu
-def test_transfers_with_any_strides(ctx):
+def test_transfers_with_any_strides(device):
     rng = np.random.default_rng(4)
     a = rng.standard_normal((6, 8, 4))
     ga = gpuarray.to_gpu(a)
@@ -471,15 +470,21 @@ def test_transfers_with_any_strides(ctx):
     out = np.empty((6, 8, 4))
     ga.get(out)
     np.testing.assert_array_equal(out, a)
-    pinned = ga.get(pagelocked=True)
-    np.testing.assert_array_equal(pinned, a)
-    import pycuda.driver as drv
+    strided_out = np.empty((4, 8, 12))[::-1, :, ::2].transpose(2, 1, 0)  # any host layout
+    ga.get(strided_out)
+    np.testing.assert_array_equal(strided_out, a)
+    if not isinstance(device, host_device.HostDevice):
+        pinned = ga.get(pagelocked=True)
+        np.testing.assert_array_equal(pinned, a)
+        import pycuda.driver as drv
 
-    stream = drv.Stream()
-    b = gpuarray.to_gpu_async(a, stream=stream)
-    got = b.get_async(stream)
-    stream.synchronize()
-    np.testing.assert_array_equal(got, a)
+        stream = drv.Stream()
+        b = gpuarray.to_gpu_async(a, stream=stream)
+        got = b.get_async(stream)
+        stream.synchronize()
+        np.testing.assert_array_equal(got, a)
+    back = gpuarray.to_gpu(a[::-1, ::2].T)  # a negative-stride host array
+    np.testing.assert_array_equal(back.get(), a[::-1, ::2].T)
     with pytest.raises(ValueError, match="dtype"):
         ga.set(a.astype(np.float32))
     with pytest.raises(ValueError, match="elements"):
