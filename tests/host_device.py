@@ -77,6 +77,9 @@ _CTYPES = {
     "?": ctypes.c_bool,
     "f": ctypes.c_float,
     "d": ctypes.c_double,
+    "l": ctypes.c_long,
+    "L": ctypes.c_ulong,
+    "e": ctypes.c_uint16,  # a __half by value travels like its 16 bits
     "F": _Complex64,
     "D": _Complex128,
 }
@@ -87,6 +90,8 @@ def _convert(code: str, value: Any) -> Any:
         return _Complex64(complex(value).real, complex(value).imag)
     if code == "D":
         return _Complex128(complex(value).real, complex(value).imag)
+    if code == "e":
+        return int(np.float16(value).view(np.uint16))
     if code in "fd":
         return float(value)
     if code == "?":
@@ -225,3 +230,39 @@ def install(monkeypatch: Any) -> HostDevice:
     monkeypatch.setattr(gpuarray, "_driver", device.driver_namespace())
     monkeypatch.setattr(gpuarray, "launch_config", lambda n, items=1: _Config(device))
     return device
+
+
+class _HostModule:
+    """What elementwise's SourceModule gives, for a source compiled on the host."""
+
+    def __init__(self, device: HostDevice, source: str) -> None:
+        self.device, self.source = device, source
+
+    def get_function(self, name: str) -> Any:
+        module = self
+
+        class Function:
+            def prepare(self, fmt: str) -> Function:
+                self.host = module.device.compile(module.source, name, fmt)
+                return self
+
+            def prepared_call(self, *args: Any, **kwargs: Any) -> None:
+                self.host.prepared_call(*args, **kwargs)
+
+            def prepared_async_call(self, *args: Any, **kwargs: Any) -> None:
+                self.host.prepared_async_call(*args, **kwargs)
+
+        return Function()
+
+
+def install_elementwise(monkeypatch: Any, device: HostDevice) -> None:
+    """Route ElementwiseKernel's compiles and launches to ``device`` as well."""
+    from pycuda import elementwise
+
+    def module(source: str, keep: bool, options: Any) -> _HostModule:
+        return _HostModule(device, source)
+
+    context = SimpleNamespace(get_current=lambda: "host")
+    monkeypatch.setattr(elementwise, "_module", module)
+    monkeypatch.setattr(elementwise, "drv", SimpleNamespace(Context=context))
+    monkeypatch.setattr(elementwise, "launch_config", lambda n, items=1: _Config(device))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import host_device
 import numpy as np
 import pytest
 
@@ -87,11 +88,22 @@ def test_non_contiguous_arrays_are_refused_before_launch():
         kernel._invocation_args((good,))
 
 
-# {{{ GPU
+# {{{ on the GPU, and on the host stand-in (tests/host_device.py) where no GPU is
 
 
-@pytest.mark.gpu
-def test_linear_combination(ctx):
+@pytest.fixture(params=[pytest.param("gpu", marks=pytest.mark.gpu), "host"])
+def device(request, monkeypatch):
+    """The GPU (``ctx``), or the host stand-in that runs the same kernels on the CPU."""
+    if request.param == "gpu":
+        return request.getfixturevalue("ctx")
+    if host_device.host_compiler() is None:
+        pytest.skip("the host stand-in needs a C++ compiler and the CUDA headers")
+    device = host_device.install(monkeypatch)
+    host_device.install_elementwise(monkeypatch, device)
+    return device
+
+
+def test_linear_combination(device):
     from pycuda import gpuarray
 
     kernel = elementwise.ElementwiseKernel(
@@ -107,9 +119,7 @@ def test_linear_combination(ctx):
         np.testing.assert_allclose(gz.get(), 5 * x + 6 * y, rtol=1e-6)
 
 
-@pytest.mark.gpu
-def test_range_slice_and_stream(ctx):
-    import pycuda.driver as drv
+def test_range_slice_and_stream(device):
     from pycuda import gpuarray
 
     kernel = elementwise.ElementwiseKernel("long long *z", "z[i] = i")
@@ -128,15 +138,19 @@ def test_range_slice_and_stream(ctx):
     expected = np.zeros(50, np.int64)
     expected[45:10:-5] = np.arange(45, 10, -5)
     np.testing.assert_array_equal(z.get(), expected)
-    stream = drv.Stream()
-    kernel(z, stream=stream)
-    stream.synchronize()
+    if isinstance(device, host_device.HostDevice):
+        kernel(z)
+    else:
+        import pycuda.driver as drv
+
+        stream = drv.Stream()
+        kernel(z, stream=stream)
+        stream.synchronize()
     np.testing.assert_array_equal(z.get(), np.arange(50))
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.float16, np.int8, np.bool_])
-def test_scalar_and_vector_dtypes(ctx, dtype):
+def test_scalar_and_vector_dtypes(device, dtype):
     from pycuda import gpuarray
 
     ctype = dtype_to_ctype(dtype)
@@ -152,8 +166,7 @@ def test_scalar_and_vector_dtypes(ctx, dtype):
     np.testing.assert_array_equal(gz.get(), expected)
 
 
-@pytest.mark.gpu
-def test_strided_array_is_refused(ctx):
+def test_strided_array_is_refused(device):
     from pycuda import gpuarray
 
     kernel = elementwise.ElementwiseKernel("float *z", "z[i] = 1")
@@ -163,8 +176,7 @@ def test_strided_array_is_refused(ctx):
     np.testing.assert_array_equal(z.get(), 0)
 
 
-@pytest.mark.gpu
-def test_get_elwise_kernel(ctx):
+def test_get_elwise_kernel(device):
     from pycuda import gpuarray
 
     func = elementwise.get_elwise_kernel("double *z, double v", "z[i] = v * i", "ramp")
