@@ -234,12 +234,21 @@ class GPUArray:
         strides: Sequence[int] | None = None,
         order: str = "C",
     ) -> None:
-        self.shape = normalize_shape(shape)
         self.dtype = np.dtype(dtype)
         itemsize = self.dtype.itemsize
-        if strides is None:
+        self._c_contiguous: bool | None = None
+        if type(shape) is tuple and strides is None and order == "C" and len(shape) <= 1:
+            # The common case (new 0-d and 1-d arrays) without the general checks.
+            if shape and (type(shape[0]) is not int or shape[0] < 0):
+                shape = normalize_shape(shape)
+            self.shape = shape
+            self.strides = (itemsize,) if shape else ()
+            self._c_contiguous = True
+        elif strides is None:
+            self.shape = normalize_shape(shape)
             self.strides = new_array_strides(self.shape, itemsize, normalize_order(order))
         else:
+            self.shape = normalize_shape(shape)
             self.strides = tuple(int(s) for s in strides)
             if len(self.strides) != len(self.shape):
                 raise ValueError(
@@ -248,7 +257,9 @@ class GPUArray:
                 )
         self.size = size_of(self.shape)
         self.allocator = allocator
-        if gpudata is None and self.size:
+        if gpudata is None and self.size and self._c_contiguous:
+            gpudata = (allocator or _default_allocator())(self.size * itemsize)
+        elif gpudata is None and self.size:
             low, high = span_bytes(self.shape, self.strides, itemsize)
             if low < 0:
                 raise ValueError("negative strides need gpudata (make them by slicing)")
@@ -310,6 +321,13 @@ class GPUArray:
             gpudata=ptr if (ptr or self.gpudata is not None) else None,
             strides=strides,
         )
+
+    @property
+    def _c(self) -> bool:
+        """C-contiguous (cached: shape and strides never change)."""
+        if self._c_contiguous is None:
+            self._c_contiguous = is_c_contiguous(self.shape, self.strides, self.itemsize)
+        return self._c_contiguous
 
     @property
     def _dense(self) -> bool:
@@ -577,6 +595,10 @@ class GPUArray:
         body: str | None = None,
         result_dtype: Any = None,
     ) -> GPUArray:
+        if out is None and body is None and result_dtype is None and stream is None:
+            result = _fast_binary(self, op, other, reflected)
+            if result is not None:
+                return result
         if isinstance(other, GPUArray):
             b: Any = other
             b_dtype: Any = other.dtype
@@ -761,6 +783,81 @@ class GPUArray:
         return self._unary("invert", unary_result_dtype("invert", self.dtype))
 
     # }}}
+
+
+# (op, dtype, other dtype, reflected) -> (result dtype, operands, C expression) of array-array
+# operations on the fast path.
+_FAST_ARRAY_OPS: dict[tuple[Any, ...], tuple[np.dtype, tuple[Operand, ...], str]] = {}
+
+
+_FAST_SCALAR_OPS: dict[tuple[Any, ...], tuple[tuple[Operand, ...], str]] = {}
+
+
+def _width_of(itemsize: int, ptr: int) -> int:
+    """``vector_width(itemsize, [ptr])`` for one address, inlined for the fast path."""
+    if itemsize & (itemsize - 1) or itemsize > 16:
+        return 1
+    width = 16 // itemsize
+    while width > 1 and ptr % (width * itemsize):
+        width >>= 1
+    return width
+
+
+def _flat_width(out: GPUArray, arrays: Sequence[GPUArray]) -> int:
+    width = _width_of(out.dtype.itemsize, out.ptr)
+    for a in arrays:
+        if width > 1:
+            width = min(width, _width_of(a.dtype.itemsize, a.ptr))
+    return width
+
+
+def _fast_binary(self: GPUArray, op: str, other: Any, reflected: bool) -> GPUArray | None:
+    """``self op other`` into a new array when both are C-contiguous of one shape (or other is
+    a Python int or float): the flat kernel without the general layout work. None otherwise."""
+    if not self.size or not self._c:
+        return None
+    kind = type(other)
+    if kind is GPUArray:
+        if other.shape != self.shape or not other._c:
+            return None
+        key = (op, self.dtype, other.dtype, reflected)
+        entry = _FAST_ARRAY_OPS.get(key)
+        if entry is None:
+            lhs, rhs = (other.dtype, self.dtype) if reflected else (self.dtype, other.dtype)
+            operand, result = binary_op_dtypes(op, lhs, rhs)
+            expr = binary_expression(op, lhs, rhs, operand, result)
+            entry = _FAST_ARRAY_OPS[key] = (result, (Operand(lhs), Operand(rhs)), expr)
+        result, ops, expr = entry
+        out = GPUArray(self.shape, result, self.allocator)
+        first, second = (other, self) if reflected else (self, other)
+        args = [out.ptr, first.ptr, second.ptr, self.size]
+        width = _flat_width(out, (self, other))
+    elif kind is float or kind is int:
+        # The rules run every time: they raise for out-of-range ints and negative powers.
+        if reflected:
+            operand, result = binary_op_dtypes(op, other, self.dtype)
+        else:
+            operand, result = binary_op_dtypes(op, self.dtype, other)
+        key = (op, self.dtype, operand, result, reflected)
+        entry = _FAST_SCALAR_OPS.get(key)
+        if entry is None:
+            if reflected:
+                ops = (Operand(operand, True), Operand(self.dtype))
+                expr = binary_expression(op, operand, self.dtype, operand, result)
+            else:
+                ops = (Operand(self.dtype), Operand(operand, True))
+                expr = binary_expression(op, self.dtype, operand, operand, result)
+            entry = _FAST_SCALAR_OPS[key] = (ops, expr)
+        ops, expr = entry
+        out = GPUArray(self.shape, result, self.allocator)
+        value = _scalar_value(other, operand)
+        args = [out.ptr, value, self.ptr] if reflected else [out.ptr, self.ptr, value]
+        args.append(self.size)
+        width = _flat_width(out, (self,))
+    else:
+        return None
+    _launch(_kernel("flat", result, ops, expr, width), self.size, width, args, None)
+    return out
 
 
 def _same_layout(a: GPUArray, b: GPUArray) -> bool:
