@@ -563,3 +563,14 @@ def test_cuda_array_interface_round_trip(device):
 
 
 # }}}
+
+
+def test_vector_dtypes_copy_and_transfer(device):
+    host = np.zeros(10, gpuarray.vec.float3)
+    host["x"], host["y"], host["z"] = np.arange(10), -np.arange(10), 2 * np.arange(10)
+    dev = gpuarray.to_gpu(host)
+    np.testing.assert_array_equal(dev.get(), host)
+    np.testing.assert_array_equal(dev[::-3].copy().get(), host[::-3])
+    np.testing.assert_array_equal(dev[1::2].get(), host[1::2])
+    four = gpuarray.to_gpu(np.zeros((3, 4), gpuarray.vec.double2))
+    assert four.T.copy().strides == (16, 64)

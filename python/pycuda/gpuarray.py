@@ -47,7 +47,7 @@ from pycuda._shape import (
     size_of,
     span_bytes,
 )
-from pycuda._vec import vec  # noqa: F401 - gpuarray.vec is the original's name
+from pycuda._vec import register_vector_types, vec
 from pycuda._view_layout import (
     dtype_view_layout,
     ravel_layout,
@@ -77,6 +77,23 @@ __all__ = [
 ]
 
 _KERNEL_NAME = "pycuda_elwise"
+
+
+def _register_vec_types() -> None:
+    """Give the vector dtypes (``gpuarray.vec``) their C names in both registries, as importing
+    the original's gpuarray does: compyte's (``tools.dtype_to_ctype``, ElementwiseKernel
+    arguments) and the one generated kernels use."""
+    from pycuda import _c_types
+    from pycuda.compyte import dtypes as compyte_dtypes
+
+    def register(dtype: Any, names: Sequence[str], alias_ok: bool = False) -> None:
+        compyte_dtypes.register_dtype(dtype, names, alias_ok=alias_ok)
+        _c_types.register_dtype(dtype, names[0], alias_ok=alias_ok)
+
+    register_vector_types(register)
+
+
+_register_vec_types()
 
 
 # {{{ memory and kernels
