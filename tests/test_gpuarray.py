@@ -574,3 +574,19 @@ def test_vector_dtypes_copy_and_transfer(device):
     np.testing.assert_array_equal(dev[1::2].get(), host[1::2])
     four = gpuarray.to_gpu(np.zeros((3, 4), gpuarray.vec.double2))
     assert four.T.copy().strides == (16, 64)
+
+
+def test_mul_add_reverse_pickle(device):
+    import pickle
+
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((4, 6)).astype(np.float32), rng.standard_normal(6)
+    ga, gb = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
+    result = ga.mul_add(2.0, gb, -3.0)
+    assert result.dtype == np.float64
+    np.testing.assert_allclose(result.get(), 2 * a - 3 * b, rtol=1e-6)
+    np.testing.assert_array_equal(gb.reverse().get(), b[::-1])
+    back = pickle.loads(pickle.dumps(ga[:, ::2]))
+    np.testing.assert_array_equal(back.get(), a[:, ::2])
+    with pytest.raises(ValueError, match="1-D"):
+        ga.reverse()

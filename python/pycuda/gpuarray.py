@@ -26,12 +26,19 @@ from pycuda import driver as drv
 from pycuda._array_kernels import (
     Operand,
     binary_expression,
+    compute_ctype,
     compute_dtype,
     flat_source,
     strided_source,
     unary_expression,
 )
-from pycuda._broadcast import assignment_strides, broadcast_shapes, broadcast_strides
+from pycuda._broadcast import (
+    assignment_strides,
+    broadcast_shapes,
+    broadcast_strides,
+    shape_text,
+)
+from pycuda._c_types import dtype_to_ctype
 from pycuda._dtype_rules import binary_op_dtypes, unary_result_dtype
 from pycuda._indexing import index_plan
 from pycuda._kernel_layout import kernel_layout, vector_width
@@ -587,6 +594,50 @@ class GPUArray:
 
     conjugate = conj
 
+    def reverse(self, stream: Any = None) -> GPUArray:
+        """A copy with the elements of this 1-D array in reverse order."""
+        if self.ndim != 1:
+            raise ValueError(f"reverse() needs a 1-D array, got {self.ndim} dimensions")
+        return self[::-1].copy(stream)
+
+    def mul_add(
+        self,
+        selffac: Any,
+        other: GPUArray,
+        otherfac: Any,
+        add_timer: Any = None,
+        stream: Any = None,
+        out: GPUArray | None = None,
+    ) -> GPUArray:
+        """``selffac * self + otherfac * other`` in one kernel (broadcasting, NumPy's dtype)."""
+        if not isinstance(other, GPUArray):
+            raise TypeError(f"mul_add: other must be a GPUArray, got {type(other).__name__}")
+        left = binary_op_dtypes("multiply", selffac, self.dtype)[1]
+        right = binary_op_dtypes("multiply", otherfac, other.dtype)[1]
+        dtype = binary_op_dtypes("add", left, right)[1]
+        shape = broadcast_shapes(self.shape, other.shape)
+        if out is None:
+            out = GPUArray(shape, dtype, self.allocator)
+        else:
+            _check_out(out, shape, dtype, "mul_add")
+        inputs = [
+            self.copy(stream) if _overlaps(out, self) else self,
+            (selffac, dtype),
+            other.copy(stream) if _overlaps(out, other) else other,
+            (otherfac, dtype),
+        ]
+        ct = compute_ctype(dtype)
+        x = [f"pc_cast<{ct}>(x{k})" for k in range(4)]
+        expr = f"pc_cast<{dtype_to_ctype(dtype)}>({x[1]} * {x[0]} + {x[3]} * {x[2]})"
+        _elementwise(out, inputs, expr, stream)
+        if add_timer is not None:
+            add_timer(3 * self.size, 0.0)  # the original reports (flops, seconds)
+        return out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickles as its host copy, restored to the device on unpickling (as the original).
+        return (to_gpu, (self.get(),))
+
     # }}}
 
     # {{{ arithmetic
@@ -636,8 +687,6 @@ class GPUArray:
             out = GPUArray(shape, result, self.allocator)
         else:
             if broadcast_shapes(out.shape, shape) != out.shape:
-                from pycuda._broadcast import shape_text
-
                 raise ValueError(
                     f"non-broadcastable output operand with shape {shape_text(out.shape)} "
                     f"doesn't match the broadcast shape {shape_text(shape)}"
