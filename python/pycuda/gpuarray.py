@@ -204,6 +204,23 @@ def splay(n: int, dev: Any = None) -> tuple[tuple[int, int], tuple[int, int, int
     )
 
 
+class _ViewPointer(_driver.PointerHolderBase):
+    """A view's ``gpudata``: its first element's address, which every kernel call and memcpy
+    takes as a device pointer (a plain int would be packed as an integer by ``Function()``).
+    It keeps the viewed allocation alive."""
+
+    def __init__(self, ptr: int, owner: Any) -> None:
+        super().__init__()
+        self.ptr = ptr
+        self.owner = owner
+
+    def get_pointer(self) -> int:
+        return self.ptr
+
+    def __repr__(self) -> str:
+        return f"<view pointer 0x{self.ptr:x}>"
+
+
 def _is_zero(value: Any) -> bool:
     try:
         return _is_scalar(value) and value == 0 and not np.signbit(np.real(value))
@@ -337,12 +354,15 @@ class GPUArray:
         self, shape: Sequence[int], strides: Sequence[int], offset: int = 0, dtype: Any = None
     ) -> GPUArray:
         ptr = self.ptr + offset
+        gpudata = None
+        if ptr or self.gpudata is not None:
+            gpudata = self.gpudata if offset == 0 else _ViewPointer(ptr, self.gpudata)
         return GPUArray(
             shape,
             self.dtype if dtype is None else dtype,
             self.allocator,
             base=self,
-            gpudata=ptr if (ptr or self.gpudata is not None) else None,
+            gpudata=gpudata,
             strides=strides,
         )
 
