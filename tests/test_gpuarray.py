@@ -129,6 +129,11 @@ def test_attributes():
     assert iface["version"] == 3 and iface["data"] == (BASE, False)
     assert iface["strides"] is None and iface["typestr"] == "<c8" and iface["shape"] == (3, 4)
     assert a.T.__cuda_array_interface__["strides"] == (8, 32)
+    import pycuda.driver as drv
+
+    view = a[1:, ::2]
+    assert isinstance(view.gpudata, drv.PointerHolderBase)  # Function() takes it as a pointer
+    assert int(view.gpudata) == view.ptr == BASE + 32 and a[:2].gpudata == BASE
     f = _fake((3, 4), order="F")
     assert f.strides == (4, 12) and f.flags.f_contiguous
     with pytest.raises(TypeError, match="unsized"):
