@@ -16,6 +16,7 @@ module only writes sources; ``gpuarray`` compiles, caches and launches them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -352,6 +353,7 @@ def _binary_c(op: str, dtype: np.dtype) -> str:
     return _BINARY_C[op]
 
 
+@functools.lru_cache(maxsize=4096)
 def binary_expression(
     op: str, a: np.dtype, b: np.dtype, operand: np.dtype, out: np.dtype, body: str | None = None
 ) -> str:
@@ -366,6 +368,7 @@ def binary_expression(
     return f"pc_cast<{dtype_to_ctype(out)}>({body})"
 
 
+@functools.lru_cache(maxsize=4096)
 def unary_expression(op: str, operand: np.dtype, out: np.dtype) -> str:
     """The C expression of a unary operation (``negative``, ``absolute``, ``invert``,
     ``positive``, ``cast``, ``conj``, ``real``, ``imag``, or a cumath function name)."""

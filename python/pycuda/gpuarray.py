@@ -703,6 +703,7 @@ class GPUArray:
         operand, result = binary_op_dtypes(op, lhs, rhs)
         if result_dtype is not None:
             result = np.dtype(result_dtype)
+        fresh = out is None
         if out is None:
             out = GPUArray(shape, result, self.allocator)
         else:
@@ -716,9 +717,10 @@ class GPUArray:
                     f"Cannot cast ufunc '{op}' output from {result!r} to {out.dtype!r} with "
                     f"casting rule 'same_kind'"
                 )
-        a_in: Any = self.copy(stream) if _overlaps(out, self) else self
+        # A new output overlaps nothing; an existing one may overlap an input in another layout.
+        a_in: Any = self.copy(stream) if not fresh and _overlaps(out, self) else self
         if isinstance(b, GPUArray):
-            b_in: Any = b.copy(stream) if _overlaps(out, b) else b
+            b_in: Any = b.copy(stream) if not fresh and _overlaps(out, b) else b
         else:
             b_in = (b, operand)
         inputs = [b_in, a_in] if reflected else [a_in, b_in]
