@@ -33,7 +33,7 @@ def _all_kernels(dtype: np.dtype) -> str:
         except (TypeError, ValueError):
             continue
         expr = ak.binary_expression(op, dtype, dtype, operand, result)
-        for width in (1, 2, 4):
+        for width in [w for w in (1, 2, 4, 8, 16) if w * dtype.itemsize <= 16]:
             ops = [ak.Operand(dtype), ak.Operand(dtype, True)]
             source += ak.flat_kernel(f"f{k}_{width}", result, ops, expr, width)
         source += ak.strided_kernel(f"s{k}", result, [ak.Operand(dtype)] * 2, expr, 3)
