@@ -595,3 +595,20 @@ def test_mul_add_reverse_pickle(device):
     np.testing.assert_array_equal(back.get(), a[:, ::2])
     with pytest.raises(ValueError, match="1-D"):
         ga.reverse()
+
+
+def test_arange_arguments(device):
+    for args, kwargs in [((5,), {}), ((2, 9), {}), ((9, 2, -2), {}), ((1,), {"stop": 4}),
+                         ((), {"start": 1, "stop": 3, "step": 0.5}), ((3, np.dtype(np.int8)), {}),
+                         ((0.0, 1.0, 0.1), {"dtype": np.float32})]:  # fmt: skip
+        expected_args = [a for a in args if not isinstance(a, np.dtype)]
+        dtype = kwargs.get("dtype") or next((a for a in args if isinstance(a, np.dtype)), None)
+        rest = {k: v for k, v in kwargs.items() if k != "dtype"}
+        expected = np.arange(*expected_args, **rest, dtype=dtype)
+        result = gpuarray.arange(*args, **kwargs)
+        assert result.dtype == expected.dtype
+        np.testing.assert_array_equal(result.get(), expected)
+    with pytest.raises(ValueError, match="step"):
+        gpuarray.arange(0, 5, 0)
+    with pytest.raises(TypeError, match="unexpected"):
+        gpuarray.arange(5, bogus=1)

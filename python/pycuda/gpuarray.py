@@ -1035,7 +1035,8 @@ def ones_like(other_ary: GPUArray, dtype: Any = None, order: str = "K") -> GPUAr
 
 
 def arange(*args: Any, **kwargs: Any) -> GPUArray:
-    """``arange([start,] stop[, step], dtype=None, allocator=None, stream=None)`` like NumPy."""
+    """``arange([start,] stop[, step], dtype=None, allocator=None, stream=None)`` like NumPy
+    (the values are NumPy's own, copied to the device; ``stream=`` queues the copy)."""
     dtype = kwargs.pop("dtype", None)
     allocator = kwargs.pop("allocator", None)
     stream = kwargs.pop("stream", None)
@@ -1053,10 +1054,12 @@ def arange(*args: Any, **kwargs: Any) -> GPUArray:
         raise TypeError("arange() takes at most 3 positional numbers: [start,] stop[, step]")
     if len(args) == 1 and stop is None:
         stop = args[0]
-    elif args:
-        start, stop, *rest = args + [None] * (3 - len(args)) if len(args) < 3 else args
-        if rest and rest[0] is not None:
-            step = rest[0]
+    elif len(args) == 1:
+        start = args[0]
+    elif len(args) == 2:
+        start, stop = args
+    elif len(args) == 3:
+        start, stop, step = args
     if stop is None:
         raise TypeError("arange() needs a stop value")
     start = 0 if start is None else start
