@@ -138,6 +138,9 @@ def test_attributes():
     assert f.strides == (4, 12) and f.flags.f_contiguous
     with pytest.raises(TypeError, match="unsized"):
         len(_fake(()))
+    with pytest.raises(TypeError, match="0-d"):
+        iter(_fake(())).__next__()
+    assert [row.ptr for row in a] == [BASE, BASE + 32, BASE + 64]
     with pytest.raises(TypeError, match="not hashable"):
         hash(a)
 

@@ -523,6 +523,12 @@ class GPUArray:
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
+    def __iter__(self) -> Any:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self.shape[0]):
+            yield self[i]
+
     def __bool__(self) -> bool:
         if self.size != 1:
             raise ValueError(
