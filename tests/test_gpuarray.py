@@ -61,6 +61,20 @@ def test_every_generated_kernel_compiles(dtype):
     assert len(cubin) > 0
 
 
+@pytest.mark.parametrize(
+    "dtype, width", [(np.float32, 4), (np.float16, 8), (np.float64, 2), (np.int8, 16)]
+)
+def test_wide_path_uses_16_byte_accesses(dtype, width):
+    """The flat kernel's main loop loads and stores 16 bytes per operand per access."""
+    d = np.dtype(dtype)
+    expr = ak.binary_expression("add", d, d, d, d)
+    source = ak.flat_source("k", d, [ak.Operand(d)] * 2, expr, width)
+    ptx = cuda_compile(source, arch="sm_90", no_extern_c=True, cache_dir=False, target="ptx")
+    ptx = ptx.decode()
+    assert "ld.global.v4." in ptx or "ld.global.v2.f64" in ptx or "ld.global.v2.u64" in ptx
+    assert "st.global.v4." in ptx or "st.global.v2.f64" in ptx or "st.global.v2.u64" in ptx
+
+
 def test_mixed_dtype_expression_casts_operands():
     expr = ak.binary_expression(
         "add", np.dtype(np.int8), np.dtype(np.float32), np.dtype(np.float32), np.dtype(np.float32)
