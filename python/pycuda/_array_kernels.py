@@ -1,0 +1,401 @@
+"""CUDA C sources of GPUArray's element-wise kernels: one output, array and scalar operands.
+
+Every operation of ``gpuarray`` and ``cumath`` is one C expression over the operands ``x0, x1,
+...`` (already read from memory), wrapped in one of two loops:
+
+- the flat loop (every operand contiguous, see ``_kernel_layout``): a grid-stride loop that moves
+  ``width`` elements per operand at a time as one aligned 16-byte (or narrower) access, which is
+  what runs at memory bandwidth, then finishes the tail element by element;
+- the strided loop: a grid-stride loop over the merged (collapsed) axes, whose lengths and each
+  operand's byte strides arrive as kernel arguments, so one compiled kernel serves every shape
+  of the same number of merged axes.
+
+Casts follow NumPy (complex to real keeps the real part, float16 computes in float32). This
+module only writes sources; ``gpuarray`` compiles, caches and launches them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pycuda._c_types import dtype_to_ctype
+
+# Device helpers every generated kernel includes: NumPy's casts and its integer and float
+# semantics where C's differ (floor division, modulo, shifts, integer powers, complex order).
+HELPERS = r"""
+#include <pycuda-complex.hpp>
+#include <cuda_fp16.h>
+
+// The integer helpers are templates shared by signed and unsigned types, where "x < 0" is
+// "pointless" for the unsigned ones; that is intended.
+#pragma nv_diag_suppress 186
+
+template <class To, class From> struct pc_cast_t {
+    static __device__ __forceinline__ To f(From x) { return (To)x; }
+};
+template <class To, class R> struct pc_cast_t<To, pycuda::complex<R>> {
+    static __device__ __forceinline__ To f(pycuda::complex<R> x) {
+        return pc_cast_t<To, R>::f(x.real());
+    }
+};
+template <class R> struct pc_cast_t<bool, pycuda::complex<R>> {
+    static __device__ __forceinline__ bool f(pycuda::complex<R> x) {
+        return x.real() != R(0) || x.imag() != R(0);
+    }
+};
+template <class R, class From> struct pc_cast_t<pycuda::complex<R>, From> {
+    static __device__ __forceinline__ pycuda::complex<R> f(From x) {
+        return pycuda::complex<R>(pc_cast_t<R, From>::f(x));
+    }
+};
+template <class R1, class R2> struct pc_cast_t<pycuda::complex<R1>, pycuda::complex<R2>> {
+    static __device__ __forceinline__ pycuda::complex<R1> f(pycuda::complex<R2> x) {
+        return pycuda::complex<R1>((R1)x.real(), (R1)x.imag());
+    }
+};
+template <class To> struct pc_cast_t<To, __half> {
+    static __device__ __forceinline__ To f(__half x) {
+        return pc_cast_t<To, float>::f(__half2float(x));
+    }
+};
+template <class From> struct pc_cast_t<__half, From> {
+    static __device__ __forceinline__ __half f(From x) { return __float2half_rn((float)x); }
+};
+template <> struct pc_cast_t<__half, double> {
+    static __device__ __forceinline__ __half f(double x) { return __double2half(x); }
+};
+template <> struct pc_cast_t<__half, __half> {
+    static __device__ __forceinline__ __half f(__half x) { return x; }
+};
+template <class R> struct pc_cast_t<__half, pycuda::complex<R>> {
+    static __device__ __forceinline__ __half f(pycuda::complex<R> x) {
+        return pc_cast_t<__half, R>::f(x.real());
+    }
+};
+template <class R> struct pc_cast_t<pycuda::complex<R>, __half> {
+    static __device__ __forceinline__ pycuda::complex<R> f(__half x) {
+        return pycuda::complex<R>((R)__half2float(x));
+    }
+};
+template <class To, class From> __device__ __forceinline__ To pc_cast(From x) {
+    return pc_cast_t<To, From>::f(x);
+}
+
+template <class T> __device__ __forceinline__ T pc_floordiv_int(T a, T b) {
+    if (b == T(0)) return T(0);
+    if (T(-1) < T(0) && b == T(-1)) return (T)(0ull - (unsigned long long)a);
+    T q = (T)(a / b);
+    if ((T)(a % b) != T(0) && ((a < T(0)) != (b < T(0)))) q = (T)(q - 1);
+    return q;
+}
+template <class T> __device__ __forceinline__ T pc_mod_int(T a, T b) {
+    if (b == T(0) || (T(-1) < T(0) && b == T(-1))) return T(0);
+    T r = (T)(a % b);
+    if (r != T(0) && ((r < T(0)) != (b < T(0)))) r = (T)(r + b);
+    return r;
+}
+// NumPy's npy_divmod: the quotient rounded to the floor, the remainder with the divisor's sign.
+template <class T> __device__ __forceinline__ T pc_floordiv_f(T a, T b) {
+    if (b == T(0)) return a / b;
+    T mod = fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+    if (div == T(0)) return copysign(T(0), a / b);
+    T fl = floor(div);
+    if (div - fl > T(0.5)) fl += T(1);
+    return fl;
+}
+template <class T> __device__ __forceinline__ T pc_mod_f(T a, T b) {
+    T mod = fmod(a, b);
+    if (b == T(0)) return mod;
+    if (mod != T(0)) {
+        if ((b < T(0)) != (mod < T(0))) mod += b;
+    } else {
+        mod = copysign(T(0), b);
+    }
+    return mod;
+}
+template <class T> __device__ __forceinline__ T pc_pow_int(T a, T b) {
+    if (b < T(0)) return a == T(1) ? T(1) : (a == T(-1) ? ((b & T(1)) ? T(-1) : T(1)) : T(0));
+    T r = T(1);
+    while (b) {
+        if (b & T(1)) r = (T)(r * a);
+        a = (T)(a * a);
+        b = (T)(b >> 1);
+    }
+    return r;
+}
+template <class T> __device__ __forceinline__ T pc_lshift(T a, T b) {
+    return (unsigned long long)b < 8 * sizeof(T) ? (T)(a << b) : T(0);
+}
+template <class T> __device__ __forceinline__ T pc_rshift(T a, T b) {
+    if ((unsigned long long)b < 8 * sizeof(T)) return (T)(a >> b);
+    return a < T(0) ? T(-1) : T(0);
+}
+template <class T> __device__ __forceinline__ T pc_abs_int(T a) {
+    return a < T(0) ? (T)(0ull - (unsigned long long)a) : a;
+}
+// NumPy orders complex numbers lexicographically (real part first).
+template <class R>
+__device__ __forceinline__ bool pc_clt(pycuda::complex<R> a, pycuda::complex<R> b) {
+    return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+}
+template <class R>
+__device__ __forceinline__ bool pc_cle(pycuda::complex<R> a, pycuda::complex<R> b) {
+    return a.real() < b.real() || (a.real() == b.real() && a.imag() <= b.imag());
+}
+
+template <class T, int V> struct alignas(sizeof(T) * V) pc_pack { T v[V]; };
+"""
+
+
+def compute_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype a kernel computes in for operands of ``dtype`` (float16 computes in float32)."""
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
+def compute_ctype(dtype: np.dtype) -> str:
+    """The C type of :func:`compute_dtype`."""
+    return dtype_to_ctype(compute_dtype(dtype))
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One input of an element-wise kernel: an array (read per element) or a scalar argument.
+
+    Scalars arrive by value in their compute type (a float16 scalar as float).
+    """
+
+    dtype: np.dtype
+    scalar: bool = False
+
+    @property
+    def arg_char(self) -> str:
+        """The prepare() format code of this operand's kernel argument."""
+        if not self.scalar:
+            return "P"
+        d = compute_dtype(self.dtype)
+        return {"l": "q", "L": "Q"}.get(d.char, d.char)
+
+    def c_param(self, k: int) -> str:
+        if self.scalar:
+            return f"const {compute_ctype(self.dtype)} s{k}"
+        return f"const {dtype_to_ctype(self.dtype)} *p{k}"
+
+
+def _reads(operands: Sequence[Operand], index: str) -> str:
+    lines = []
+    for k, op in enumerate(operands):
+        if op.scalar:
+            lines.append(f"const {compute_ctype(op.dtype)} x{k} = s{k};")
+        else:
+            lines.append(f"const {dtype_to_ctype(op.dtype)} x{k} = {index.format(k=k)};")
+    return " ".join(lines)
+
+
+def flat_source(
+    name: str, out_dtype: np.dtype, operands: Sequence[Operand], expression: str, width: int
+) -> str:
+    """:data:`HELPERS` and :func:`flat_kernel`: a complete source."""
+    return HELPERS + flat_kernel(name, out_dtype, operands, expression, width)
+
+
+def strided_source(
+    name: str, out_dtype: np.dtype, operands: Sequence[Operand], expression: str, ndim: int
+) -> str:
+    """:data:`HELPERS` and :func:`strided_kernel`: a complete source."""
+    return HELPERS + strided_kernel(name, out_dtype, operands, expression, ndim)
+
+
+def flat_kernel(
+    name: str, out_dtype: np.dtype, operands: Sequence[Operand], expression: str, width: int
+) -> str:
+    """A kernel over contiguous operands: ``z[i] = expression`` with ``width``-element accesses.
+
+    Parameters: ``z, <operands>, long long n``. ``expression`` yields the output's C type from
+    ``x0, x1, ...`` (each operand's element, or the scalar).
+    """
+    out_t = dtype_to_ctype(out_dtype)
+    params = ", ".join([f"{out_t} *z"] + [op.c_param(k) for k, op in enumerate(operands)])
+    wide = ""
+    if width > 1:
+        loads = " ".join(
+            f"const pc_pack<{dtype_to_ctype(op.dtype)}, {width}> r{k} = "
+            f"((const pc_pack<{dtype_to_ctype(op.dtype)}, {width}> *)p{k})[j];"
+            for k, op in enumerate(operands)
+            if not op.scalar
+        )
+        wide = f"""
+    const long long nv = n / {width};
+    for (long long j = tid; j < nv; j += total) {{
+        {loads}
+        pc_pack<{out_t}, {width}> rz;
+#pragma unroll
+        for (int e = 0; e < {width}; ++e) {{
+            {_reads(operands, "r{k}.v[e]")}
+            rz.v[e] = {expression};
+        }}
+        ((pc_pack<{out_t}, {width}> *)z)[j] = rz;
+    }}
+    const long long start = nv * {width} + tid;"""
+    else:
+        wide = "\n    const long long start = tid;"
+    return f"""
+extern "C" __global__ void {name}({params}, long long n)
+{{
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long total = (long long)gridDim.x * blockDim.x;{wide}
+    for (long long i = start; i < n; i += total) {{
+        {_reads(operands, "p{k}[i]")}
+        z[i] = {expression};
+    }}
+}}
+"""
+
+
+def strided_kernel(
+    name: str, out_dtype: np.dtype, operands: Sequence[Operand], expression: str, ndim: int
+) -> str:
+    """A kernel over ``ndim`` merged axes with any byte strides (0 where broadcast).
+
+    Parameters: ``z, <operands>, long long n``, the ``ndim`` axis lengths ``d0...``, then the
+    output's byte strides ``zs0...`` and each array operand ``k``'s ``ps{k}_0...``.
+    """
+    out_t = dtype_to_ctype(out_dtype)
+    arrays = [k for k, op in enumerate(operands) if not op.scalar]
+    params = ["char *z"] + [
+        f"const {compute_ctype(op.dtype)} s{k}" if op.scalar else f"const char *p{k}"
+        for k, op in enumerate(operands)
+    ]
+    params.append("long long n")
+    params += [f"long long d{a}" for a in range(ndim)]
+    params += [f"long long zs{a}" for a in range(ndim)]
+    for k in arrays:
+        params += [f"long long ps{k}_{a}" for a in range(ndim)]
+    offsets = ["oz"] + [f"o{k}" for k in arrays]
+    strides = ["zs{a}"] + [f"ps{k}_{{a}}" for k in arrays]
+    steps = []
+    for a in range(ndim - 1, -1, -1):
+        pairs = zip(offsets, strides, strict=True)
+        adds = " ".join(f"{o} += idx * {s.format(a=a)};" for o, s in pairs)
+        if a:
+            steps.append(
+                f"{{ const long long q = rem / d{a}; const long long idx = rem - q * d{a};"
+                f" rem = q; {adds} }}"
+            )
+        else:
+            steps.append(f"{{ const long long idx = rem; {adds} }}")
+    reads = []
+    for k, op in enumerate(operands):
+        if op.scalar:
+            reads.append(f"const {compute_ctype(op.dtype)} x{k} = s{k};")
+        else:
+            t = dtype_to_ctype(op.dtype)
+            reads.append(f"const {t} x{k} = *(const {t} *)(p{k} + o{k});")
+    zero = " ".join(f"long long {o} = 0;" for o in offsets)
+    return f"""
+extern "C" __global__ void {name}({", ".join(params)})
+{{
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long total = (long long)gridDim.x * blockDim.x;
+    for (long long i = tid; i < n; i += total) {{
+        long long rem = i; {zero}
+        {" ".join(steps)}
+        {" ".join(reads)}
+        *({out_t} *)(z + oz) = {expression};
+    }}
+}}
+"""
+
+
+# {{{ C expressions of NumPy's operations
+
+_BINARY_C = {
+    "add": "(A + B)",
+    "subtract": "(A - B)",
+    "multiply": "(A * B)",
+    "true_divide": "(A / B)",
+    "equal": "(A == B)",
+    "not_equal": "(A != B)",
+    "less": "(A < B)",
+    "less_equal": "(A <= B)",
+    "greater": "(A > B)",
+    "greater_equal": "(A >= B)",
+    "bitwise_and": "(A & B)",
+    "bitwise_or": "(A | B)",
+    "bitwise_xor": "(A ^ B)",
+    "left_shift": "pc_lshift(A, B)",
+    "right_shift": "pc_rshift(A, B)",
+}
+
+
+def _binary_c(op: str, dtype: np.dtype) -> str:
+    kind = dtype.kind
+    if kind == "b" and op == "add":
+        return "(A || B)"
+    if kind == "b" and op == "multiply":
+        return "(A && B)"
+    if kind == "c" and op in ("less", "less_equal"):
+        return f"pc_c{op[0]}{'e' if op.endswith('equal') else 't'}(A, B)"
+    if kind == "c" and op in ("greater", "greater_equal"):
+        return f"pc_c{'le' if op.endswith('equal') else 'lt'}(B, A)"
+    if op == "floor_divide":
+        return "pc_floordiv_int(A, B)" if kind in "iu" else "pc_floordiv_f(A, B)"
+    if op == "remainder":
+        return "pc_mod_int(A, B)" if kind in "iu" else "pc_mod_f(A, B)"
+    if op == "power":
+        return "pc_pow_int(A, B)" if kind in "iu" else "pow(A, B)"
+    return _BINARY_C[op]
+
+
+@functools.lru_cache(maxsize=4096)
+def binary_expression(
+    op: str, a: np.dtype, b: np.dtype, operand: np.dtype, out: np.dtype, body: str | None = None
+) -> str:
+    """``out(op(operand(x0), operand(x1)))``: the C expression of a NumPy binary ufunc.
+
+    ``body`` replaces the operation's own C (written with ``A`` and ``B`` for the operands).
+    """
+    ct = compute_ctype(operand)
+    body = _binary_c(op, operand) if body is None else body
+    body = re.sub(r"\bA\b", f"pc_cast<{ct}>(x0)", body)
+    body = re.sub(r"\bB\b", f"pc_cast<{ct}>(x1)", body)
+    return f"pc_cast<{dtype_to_ctype(out)}>({body})"
+
+
+@functools.lru_cache(maxsize=4096)
+def unary_expression(op: str, operand: np.dtype, out: np.dtype) -> str:
+    """The C expression of a unary operation (``negative``, ``absolute``, ``invert``,
+    ``positive``, ``cast``, ``conj``, ``real``, ``imag``, or a cumath function name)."""
+    ct = compute_ctype(operand)
+    kind = operand.kind
+    a = f"pc_cast<{ct}>(x0)"
+    if op in ("positive", "cast"):
+        body = a
+    elif op == "negative":
+        body = f"(-{a})"
+    elif op == "absolute":
+        body = f"pc_abs_int({a})" if kind in "iu" else (a if kind == "b" else f"abs({a})")
+    elif op == "invert":
+        body = f"(!{a})" if kind == "b" else f"(~{a})"
+    elif op == "conj":
+        body = f"conj({a})" if kind == "c" else a
+    elif op == "real":
+        body = f"{a}.real()" if kind == "c" else a
+    elif op == "imag":
+        body = f"{a}.imag()"
+    else:
+        # A math function: real operands are computed in the result's type (sqrt of an int32
+        # in double, of a float16 in float), complex ones use pycuda::complex's overloads.
+        if kind != "c":
+            a = f"pc_cast<{compute_ctype(out)}>(x0)"
+        body = f"{op}({a})"
+    return f"pc_cast<{dtype_to_ctype(out)}>({body})"
+
+
+# }}}

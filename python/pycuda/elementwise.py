@@ -1,0 +1,380 @@
+"""pycuda.elementwise: element-wise kernels written as one C statement over index ``i``.
+
+    import numpy
+    import pycuda.autoinit
+    from pycuda import gpuarray
+    from pycuda.elementwise import ElementwiseKernel
+
+    lin_comb = ElementwiseKernel(
+        "float a, float *x, float b, float *y, float *z",
+        "z[i] = a*x[i] + b*y[i]",
+        "linear_combination")
+    x = gpuarray.to_gpu(numpy.random.rand(50).astype(numpy.float32))
+    y = gpuarray.to_gpu(numpy.random.rand(50).astype(numpy.float32))
+    z = gpuarray.empty_like(x)
+    lin_comb(5, x, 6, y, z)
+
+The generated kernel is a grid-stride loop with a 64-bit index ``i`` over ``n`` elements (the
+size of the first array argument, or ``range=``/``slice=``). Array arguments are indexed as flat
+memory, so every one must be contiguous, and all in the same order (C or Fortran); others are
+refused with :exc:`ValueError` rather than computed wrongly.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from pycuda import driver as drv
+from pycuda._launch_config import LaunchConfig, grid_stride_config
+from pycuda.tools import (
+    Argument,
+    ScalarArg,
+    VectorArg,
+    context_dependent_memoize,
+    parse_c_arg,
+)
+
+__all__ = [
+    "ElementwiseKernel",
+    "ScalarArg",
+    "VectorArg",
+    "get_elwise_kernel",
+    "get_elwise_kernel_and_types",
+    "get_elwise_module",
+    "get_elwise_range_module",
+    "launch_config",
+]
+
+_THREADS_PER_BLOCK = 256
+
+
+# {{{ launch configuration
+
+
+@context_dependent_memoize
+def _device_counts() -> tuple[int, int]:
+    dev = drv.Context.get_device()
+    attr = drv.device_attribute
+    return (
+        dev.get_attribute(attr.MULTIPROCESSOR_COUNT),
+        dev.get_attribute(attr.MAX_THREADS_PER_MULTIPROCESSOR),
+    )
+
+
+def launch_config(n: int, items_per_thread: int = 1) -> LaunchConfig:
+    """The launch of a grid-stride kernel over ``n`` items on the current context's device."""
+    mps, threads_per_mp = _device_counts()
+    return grid_stride_config(
+        n, mps, threads_per_mp, min(_THREADS_PER_BLOCK, threads_per_mp), items_per_thread
+    )
+
+
+# }}}
+
+
+# {{{ sources
+
+
+def _split_arguments(arguments: str) -> list[str]:
+    """Split a C parameter list on the commas outside template brackets."""
+    parts, depth, current = [], 0, []
+    for ch in arguments:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _parse_arguments(arguments: str | Sequence[Argument]) -> list[Argument]:
+    if isinstance(arguments, str):
+        return [parse_c_arg(arg) for arg in _split_arguments(arguments)]
+    result = list(arguments)
+    for arg in result:
+        if not isinstance(arg, Argument):
+            raise TypeError(
+                f"arguments must be a C declaration string or a list of VectorArg/ScalarArg, "
+                f"got an item {arg!r}"
+            )
+    return result
+
+
+def _header(arguments: Sequence[Argument], preamble: str) -> str:
+    fp16 = any(a.dtype == np.float16 for a in arguments) or "__half" in preamble
+    return "#include <pycuda-complex.hpp>\n" + ("#include <cuda_fp16.h>\n" if fp16 else "")
+
+
+def _elwise_source(
+    arguments: Sequence[Argument],
+    operation: str,
+    name: str,
+    preamble: str,
+    loop_prep: str,
+    after_loop: str,
+    use_range: bool,
+) -> str:
+    params = ", ".join(a.declarator() for a in arguments)
+    if use_range:
+        params += ", long long start, long long stop, long long step"
+        loop = f"""
+    if (step < 0) {{
+        for (i = start + tid * step; i > stop; i += total_threads * step) {{
+            {operation};
+        }}
+    }} else {{
+        for (i = start + tid * step; i < stop; i += total_threads * step) {{
+            {operation};
+        }}
+    }}"""
+    else:
+        params += ", long long n"
+        loop = f"""
+    for (i = tid; i < n; i += total_threads) {{
+        {operation};
+    }}"""
+    return f"""{_header(arguments, preamble)}
+{preamble}
+
+extern "C" __global__ void {name}({params})
+{{
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long total_threads = (long long)gridDim.x * blockDim.x;
+    long long i;
+    (void)i;
+    {loop_prep};
+{loop}
+    {after_loop};
+}}
+"""
+
+
+def _module(source: str, keep: bool, options: Sequence[str] | None) -> Any:
+    from pycuda.compiler import SourceModule
+
+    return SourceModule(source, options=options, keep=keep, no_extern_c=True)
+
+
+def get_elwise_module(
+    arguments: str | Sequence[Argument],
+    operation: str,
+    name: str = "kernel",
+    keep: bool = False,
+    options: Sequence[str] | None = None,
+    preamble: str = "",
+    loop_prep: str = "",
+    after_loop: str = "",
+) -> Any:
+    """A SourceModule with the kernel ``name``: ``operation`` for each ``i`` in ``[0, n)``."""
+    args = _parse_arguments(arguments)
+    source = _elwise_source(args, operation, name, preamble, loop_prep, after_loop, False)
+    return _module(source, keep, options)
+
+
+def get_elwise_range_module(
+    arguments: str | Sequence[Argument],
+    operation: str,
+    name: str = "kernel",
+    keep: bool = False,
+    options: Sequence[str] | None = None,
+    preamble: str = "",
+    loop_prep: str = "",
+    after_loop: str = "",
+) -> Any:
+    """As :func:`get_elwise_module`, for ``i`` in ``range(start, stop, step)`` (extra args)."""
+    args = _parse_arguments(arguments)
+    source = _elwise_source(args, operation, name, preamble, loop_prep, after_loop, True)
+    return _module(source, keep, options)
+
+
+def _format(arguments: Sequence[Argument], use_range: bool) -> str:
+    fmt = "".join(a.struct_char for a in arguments)
+    return fmt + ("qqq" if use_range else "q")
+
+
+def get_elwise_kernel_and_types(
+    arguments: str | Sequence[Argument],
+    operation: str,
+    name: str = "kernel",
+    keep: bool = False,
+    options: Sequence[str] | None = None,
+    use_range: bool = False,
+    **kwargs: Any,
+) -> tuple[Any, Any, list[Argument]]:
+    """``(module, prepared function, parsed arguments)``; the function takes the arguments
+    followed by ``n`` (or ``start, stop, step`` with ``use_range``)."""
+    unknown = set(kwargs) - {"preamble", "loop_prep", "after_loop"}
+    if unknown:
+        raise TypeError(f"unexpected keyword arguments: {sorted(unknown)}")
+    args = _parse_arguments(arguments)
+    getter = get_elwise_range_module if use_range else get_elwise_module
+    mod = getter(args, operation, name, keep, options, **kwargs)
+    func = mod.get_function(name)
+    func.prepare(_format(args, use_range))
+    return mod, func, args
+
+
+def get_elwise_kernel(
+    arguments: str | Sequence[Argument],
+    operation: str,
+    name: str = "kernel",
+    keep: bool = False,
+    options: Sequence[str] | None = None,
+    **kwargs: Any,
+) -> Any:
+    """The prepared function of :func:`get_elwise_kernel_and_types`."""
+    return get_elwise_kernel_and_types(arguments, operation, name, keep, options, **kwargs)[1]
+
+
+# }}}
+
+
+# {{{ ElementwiseKernel
+
+
+def _array_layout(arg: Any, name: str) -> tuple[int, str]:
+    """``(size, order)`` of an array argument, order 'C', 'F' or '' (both: 1-D or trivial)."""
+    flags = arg.flags
+    c, f = flags.c_contiguous, flags.f_contiguous
+    if not (c or f):
+        raise ValueError(
+            f"ElementwiseKernel argument '{name}' is not contiguous (shape {arg.shape}, strides "
+            f"{arg.strides}); its elements are indexed as flat memory. Pass a contiguous copy "
+            f"(arr.copy()) instead"
+        )
+    return arg.size, ("" if c and f else ("C" if c else "F"))
+
+
+class ElementwiseKernel:
+    """A kernel that runs ``operation`` (C, using index ``i``) for every element.
+
+    ``arguments`` is a C parameter list (``"float a, float *x"``) or a list of
+    :class:`VectorArg`/:class:`ScalarArg`. Call it with one value per argument: a GPUArray for
+    each pointer, a number for each scalar. ``preamble`` goes before the kernel; ``loop_prep``
+    and ``after_loop`` run in each thread before and after its loop.
+    """
+
+    def __init__(
+        self,
+        arguments: str | Sequence[Argument],
+        operation: str,
+        name: str = "kernel",
+        keep: bool = False,
+        options: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        unknown = set(kwargs) - {"preamble", "loop_prep", "after_loop"}
+        if unknown:
+            raise TypeError(f"ElementwiseKernel got unexpected keyword arguments {sorted(unknown)}")
+        self.arguments = _parse_arguments(arguments)
+        if not any(isinstance(a, VectorArg) for a in self.arguments):
+            raise ValueError(
+                "ElementwiseKernel can only be used with functions that have at "
+                "least one vector argument"
+            )
+        self.operation = operation
+        self.name = name
+        self.keep = keep
+        self.options = options
+        self.gen_kwargs = kwargs
+        self._kernels: dict[Any, Any] = {}
+
+    def get_kernel(self, use_range: bool) -> Any:
+        """The prepared function for this context (compiled on first use, then cached)."""
+        key = (drv.Context.get_current(), use_range)
+        func = self._kernels.get(key)
+        if func is None:
+            func = get_elwise_kernel_and_types(
+                self.arguments,
+                self.operation,
+                self.name,
+                self.keep,
+                self.options,
+                use_range=use_range,
+                **self.gen_kwargs,
+            )[1]
+            self._kernels[key] = func
+        return func
+
+    def _invocation_args(self, args: tuple[Any, ...]) -> tuple[list[Any], int | None]:
+        if len(args) != len(self.arguments):
+            raise TypeError(
+                f"ElementwiseKernel '{self.name}' takes {len(self.arguments)} arguments "
+                f"({', '.join(a.name for a in self.arguments)}), got {len(args)}"
+            )
+        values: list[Any] = []
+        size: int | None = None
+        orders: set[str] = set()
+        for arg, decl in zip(args, self.arguments, strict=True):
+            if isinstance(decl, VectorArg):
+                if hasattr(arg, "gpudata") and hasattr(arg, "flags"):
+                    n, order = _array_layout(arg, decl.name)
+                    if order:
+                        orders.add(order)
+                    if size is None:
+                        size = n
+                    values.append(arg.ptr if hasattr(arg, "ptr") else arg.gpudata)
+                else:
+                    values.append(arg)  # a DeviceAllocation or a raw pointer
+            else:
+                values.append(arg)
+        if len(orders) > 1:
+            raise ValueError(
+                f"ElementwiseKernel '{self.name}': C-contiguous and Fortran-contiguous array "
+                f"arguments cannot be mixed (index i would mean different elements)"
+            )
+        return values, size
+
+    def __call__(
+        self,
+        *args: Any,
+        range: slice | None = None,  # noqa: A002 - the original's keyword
+        slice: slice | None = None,  # noqa: A002
+        stream: Any = None,
+    ) -> None:
+        """Run the kernel. ``range=slice(start, stop, step)`` or ``slice=`` (relative to the
+        first array's size, as ``slice.indices``) select the indices; ``stream`` queues it."""
+        values, size = self._invocation_args(args)
+        if range is not None and slice is not None:
+            raise TypeError("may not specify both range and slice keyword arguments")
+        if slice is not None:
+            if size is None:
+                raise ValueError("slice= needs an array argument to take its size from")
+            range = builtins.slice(*slice.indices(size))
+        if range is not None:
+            start = 0 if range.start is None else int(range.start)
+            step = 1 if range.step is None else int(range.step)
+            if step == 0:
+                raise ValueError("range step must not be zero")
+            stop = int(range.stop)
+            count = max(0, -(-(stop - start) // step))
+            values += [start, stop, step]
+            func = self.get_kernel(True)
+        else:
+            if size is None:
+                raise ValueError(
+                    "ElementwiseKernel needs a GPUArray argument (or range=) to know how many "
+                    "elements to process"
+                )
+            count = size
+            values.append(size)
+            func = self.get_kernel(False)
+        if count == 0:
+            return
+        config = launch_config(count)
+        if stream is None:
+            func.prepared_call(config.grid, config.block, *values)
+        else:
+            func.prepared_async_call(config.grid, config.block, stream, *values)
+
+
+# }}}

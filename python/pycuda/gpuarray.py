@@ -1,0 +1,1091 @@
+"""pycuda.gpuarray: GPUArray, a NumPy-like array in device memory, and its module functions.
+
+    import numpy
+    import pycuda.autoinit
+    from pycuda import gpuarray
+
+    a = gpuarray.to_gpu(numpy.random.rand(4, 4).astype(numpy.float32))
+    b = (2 * a[:, ::2] + 1).get()          # strided views, broadcasting, NumPy's dtypes
+
+Element-wise operations follow NumPy: broadcasting, result dtypes (NumPy 2, NEP 50), any strides
+(views, transposes, negative steps), 0-d and empty arrays. New arrays take their memory from a
+caching pool of the current context (``DeviceMemoryPool``) unless ``allocator=`` is given.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from pycuda import _driver
+from pycuda import driver as drv
+from pycuda._array_kernels import (
+    Operand,
+    binary_expression,
+    compute_ctype,
+    compute_dtype,
+    flat_source,
+    strided_source,
+    unary_expression,
+)
+from pycuda._broadcast import (
+    assignment_strides,
+    broadcast_shapes,
+    broadcast_strides,
+    shape_text,
+)
+from pycuda._c_types import dtype_to_ctype
+from pycuda._dtype_rules import binary_op_dtypes, unary_result_dtype
+from pycuda._indexing import index_plan
+from pycuda._kernel_layout import kernel_layout, vector_width
+from pycuda._launch_config import splay as _splay
+from pycuda._shape import (
+    ArrayFlags,
+    compact_strides,
+    is_c_contiguous,
+    like_strides,
+    new_array_strides,
+    normalize_order,
+    normalize_shape,
+    size_of,
+    span_bytes,
+)
+from pycuda._vec import register_vector_types, vec
+from pycuda._view_layout import (
+    dtype_view_layout,
+    ravel_layout,
+    reshape_args,
+    reshape_layout,
+    squeeze_layout,
+    transpose_layout,
+)
+from pycuda.elementwise import launch_config
+from pycuda.tools import context_dependent_memoize
+
+__all__ = [
+    "GPUArray",
+    "arange",
+    "empty",
+    "empty_like",
+    "ones",
+    "ones_like",
+    "reshape",
+    "splay",
+    "to_gpu",
+    "to_gpu_async",
+    "transpose",
+    "vec",
+    "zeros",
+    "zeros_like",
+]
+
+_KERNEL_NAME = "pycuda_elwise"
+
+
+def _register_vec_types() -> None:
+    """Give the vector dtypes (``gpuarray.vec``) their C names in both registries, as importing
+    the original's gpuarray does: compyte's (``tools.dtype_to_ctype``, ElementwiseKernel
+    arguments) and the one generated kernels use."""
+    from pycuda import _c_types
+    from pycuda.compyte import dtypes as compyte_dtypes
+
+    def register(dtype: Any, names: Sequence[str], alias_ok: bool = False) -> None:
+        compyte_dtypes.register_dtype(dtype, names, alias_ok=alias_ok)
+        _c_types.register_dtype(dtype, names[0], alias_ok=alias_ok)
+
+    register_vector_types(register)
+
+
+_register_vec_types()
+
+
+# {{{ memory and kernels
+
+
+@context_dependent_memoize
+def _default_pool() -> Any:
+    return drv.DeviceMemoryPool()
+
+
+def _default_allocator() -> Callable[[int], Any]:
+    """The allocate method of the current context's caching pool."""
+    return _default_pool().allocate
+
+
+@context_dependent_memoize
+def _kernel(kind: str, out_dtype: np.dtype, operands: tuple[Operand, ...], expr: str, p: int):
+    from pycuda.compiler import SourceModule
+
+    if kind == "flat":
+        source = flat_source(_KERNEL_NAME, out_dtype, operands, expr, p)
+        fmt = "P" + "".join(op.arg_char for op in operands) + "q"
+    else:
+        source = strided_source(_KERNEL_NAME, out_dtype, operands, expr, p)
+        arrays = sum(1 for op in operands if not op.scalar)
+        fmt = "P" + "".join(op.arg_char for op in operands) + "q" + "q" * p * (2 + arrays)
+    func = SourceModule(source, no_extern_c=True).get_function(_KERNEL_NAME)
+    func.prepare(fmt)
+    return func
+
+
+def _scalar_value(value: Any, dtype: np.dtype) -> Any:
+    """A scalar operand as the kernel takes it: in the compute type of ``dtype``."""
+    if dtype == np.float16:
+        return np.float32(np.float16(value))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        return compute_dtype(dtype).type(value)
+
+
+def _launch(func: Any, n: int, items: int, args: list[Any], stream: Any) -> None:
+    config = launch_config(n, items)
+    if stream is None:
+        func.prepared_call(config.grid, config.block, *args)
+    else:
+        func.prepared_async_call(config.grid, config.block, stream, *args)
+
+
+def _elementwise(out: GPUArray, inputs: Sequence[Any], expr: str, stream: Any = None) -> None:
+    """``out[...] = expr(inputs)`` element by element; inputs are GPUArrays (broadcast to
+    ``out.shape``) or ``(value, dtype)`` scalars."""
+    n = out.size
+    if n == 0:
+        return
+    operands: list[Operand] = []
+    strides = [out.strides]
+    itemsizes = [out.itemsize]
+    ptrs = [out.ptr]
+    for item in inputs:
+        if isinstance(item, GPUArray):
+            operands.append(Operand(item.dtype))
+            strides.append(broadcast_strides(item.shape, item.strides, out.shape))
+            itemsizes.append(item.itemsize)
+            ptrs.append(item.ptr)
+        else:
+            operands.append(Operand(np.dtype(item[1]), True))
+    layout = kernel_layout(out.shape, strides, itemsizes)
+    addresses = [p + o for p, o in zip(ptrs, layout.offsets, strict=True)]
+    args: list[Any] = [addresses[0]]
+    k = 1
+    for item, op in zip(inputs, operands, strict=True):
+        if op.scalar:
+            args.append(_scalar_value(item[0], op.dtype))
+        else:
+            args.append(addresses[k])
+            k += 1
+    args.append(n)
+    ops = tuple(operands)
+    if layout.contiguous:
+        width = min(vector_width(s, [a]) for s, a in zip(itemsizes, addresses, strict=True))
+        func = _kernel("flat", out.dtype, ops, expr, width)
+        _launch(func, n, width, args, stream)
+        return
+    args += list(layout.shape)
+    for s in layout.strides:
+        args += list(s)
+    func = _kernel("strided", out.dtype, ops, expr, layout.ndim)
+    _launch(func, n, 1, args, stream)
+
+
+# }}}
+
+
+def splay(n: int, dev: Any = None) -> tuple[tuple[int, int], tuple[int, int, int]]:
+    """PyCUDA's launch configuration ``((blocks, 1), (threads, 1, 1))`` for ``n`` elements."""
+    if dev is None:
+        dev = drv.Context.get_device()
+    attr = drv.device_attribute
+    return _splay(
+        n, dev.get_attribute(attr.MULTIPROCESSOR_COUNT), dev.get_attribute(attr.WARP_SIZE)
+    )
+
+
+class _ViewPointer(_driver.PointerHolderBase):
+    """A view's ``gpudata``: its first element's address, which every kernel call and memcpy
+    takes as a device pointer (a plain int would be packed as an integer by ``Function()``).
+    It keeps the viewed allocation alive."""
+
+    def __init__(self, ptr: int, owner: Any) -> None:
+        super().__init__()
+        self.ptr = ptr
+        self.owner = owner
+
+    def get_pointer(self) -> int:
+        return self.ptr
+
+    def __repr__(self) -> str:
+        return f"<view pointer 0x{self.ptr:x}>"
+
+
+def _is_zero(value: Any) -> bool:
+    try:
+        return _is_scalar(value) and value == 0 and not np.signbit(np.real(value))
+    except TypeError:
+        return False
+
+
+def _host_dense(ary: np.ndarray) -> bool:
+    """True when a host array's elements fill its bytes from ``ary.ctypes.data`` onward."""
+    layout = kernel_layout(ary.shape, [ary.strides], [ary.itemsize])
+    return layout.contiguous and layout.offsets[0] == 0
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (numbers.Number, np.generic, np.bool_)) and not isinstance(
+        value, np.ndarray
+    )
+
+
+def _host_array(
+    shape: tuple[int, ...], dtype: np.dtype, strides: tuple[int, ...], pagelocked: bool = False
+) -> np.ndarray:
+    """A new host array of ``shape`` with the given dense, positive ``strides``."""
+    nbytes = size_of(shape) * dtype.itemsize
+    if pagelocked:
+        buf = drv.pagelocked_empty((nbytes,), np.uint8)
+    else:
+        buf = np.empty(nbytes, np.uint8)
+    return np.ndarray(shape, dtype, buffer=buf, strides=strides)
+
+
+class GPUArray:
+    """An array in device memory with NumPy's semantics (shape, strides, dtype, views).
+
+    ``GPUArray(shape, dtype, allocator=None, base=None, gpudata=None, strides=None,
+    order="C")``: new memory from ``allocator(nbytes)`` (default: the context's caching pool),
+    unless ``gpudata`` (a DeviceAllocation, pooled block or int address) is given.
+
+        a = gpuarray.GPUArray((3, 4), numpy.float32)
+        a.fill(1)
+    """
+
+    __array_priority__ = 100
+
+    def __init__(
+        self,
+        shape: Any,
+        dtype: Any,
+        allocator: Callable[[int], Any] | None = None,
+        base: Any = None,
+        gpudata: Any = None,
+        strides: Sequence[int] | None = None,
+        order: str = "C",
+    ) -> None:
+        self.dtype = np.dtype(dtype)
+        itemsize = self.dtype.itemsize
+        self._c_contiguous: bool | None = None
+        if type(shape) is tuple and strides is None and order == "C" and len(shape) <= 1:
+            # The common case (new 0-d and 1-d arrays) without the general checks.
+            if shape and (type(shape[0]) is not int or shape[0] < 0):
+                shape = normalize_shape(shape)
+            self.shape = shape
+            self.strides = (itemsize,) if shape else ()
+            self._c_contiguous = True
+        elif strides is None:
+            self.shape = normalize_shape(shape)
+            self.strides = new_array_strides(self.shape, itemsize, normalize_order(order))
+        else:
+            self.shape = normalize_shape(shape)
+            self.strides = tuple(int(s) for s in strides)
+            if len(self.strides) != len(self.shape):
+                raise ValueError(
+                    f"strides {self.strides} do not match the {len(self.shape)} dimensions "
+                    f"of shape {self.shape}"
+                )
+        self.size = size_of(self.shape)
+        self.allocator = allocator
+        if gpudata is None and self.size and self._c_contiguous:
+            gpudata = (allocator or _default_allocator())(self.size * itemsize)
+        elif gpudata is None and self.size:
+            low, high = span_bytes(self.shape, self.strides, itemsize)
+            if low < 0:
+                raise ValueError("negative strides need gpudata (make them by slicing)")
+            gpudata = (allocator or _default_allocator())(high)
+        self.gpudata = gpudata
+        self.base = base
+        self.ptr = 0 if gpudata is None else int(gpudata)
+
+    # {{{ attributes
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def mem_size(self) -> int:
+        return self.size
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def flags(self) -> ArrayFlags:
+        return ArrayFlags.of(self.shape, self.strides, self.dtype.itemsize)
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """CUDA Array Interface v3; work is queued on the legacy default stream (1)."""
+        c = is_c_contiguous(self.shape, self.strides, self.itemsize)
+        return {
+            "shape": self.shape,
+            "strides": None if c else self.strides,
+            "data": (self.ptr, False),
+            "typestr": self.dtype.str,
+            "stream": 1,
+            "version": 3,
+        }
+
+    def _new_like_self(self, dtype: Any = None, order: str = "K") -> GPUArray:
+        dtype = self.dtype if dtype is None else np.dtype(dtype)
+        strides = like_strides(self.shape, self.strides, self.itemsize, order)
+        strides = tuple(s // self.itemsize * dtype.itemsize for s in strides)
+        return GPUArray(self.shape, dtype, self.allocator, strides=strides)
+
+    def _view(
+        self, shape: Sequence[int], strides: Sequence[int], offset: int = 0, dtype: Any = None
+    ) -> GPUArray:
+        ptr = self.ptr + offset
+        gpudata = None
+        if ptr or self.gpudata is not None:
+            gpudata = self.gpudata if offset == 0 else _ViewPointer(ptr, self.gpudata)
+        return GPUArray(
+            shape,
+            self.dtype if dtype is None else dtype,
+            self.allocator,
+            base=self,
+            gpudata=gpudata,
+            strides=strides,
+        )
+
+    @property
+    def _c(self) -> bool:
+        """C-contiguous (cached: shape and strides never change)."""
+        if self._c_contiguous is None:
+            self._c_contiguous = is_c_contiguous(self.shape, self.strides, self.itemsize)
+        return self._c_contiguous
+
+    @property
+    def _dense(self) -> bool:
+        """True when the elements fill ``nbytes`` bytes from ``ptr`` in some axis order."""
+        layout = kernel_layout(self.shape, [self.strides], [self.itemsize])
+        return layout.contiguous and layout.offsets[0] == 0
+
+    # }}}
+
+    # {{{ transfers
+
+    def set(self, ary: Any, async_: bool = False, stream: Any = None, **kwargs: Any) -> None:
+        """Copy the host array ``ary`` (same dtype and size, any strides) into this array."""
+        async_ = kwargs.pop("async", async_)
+        if kwargs:
+            raise TypeError(f"set() got unexpected keyword arguments {sorted(kwargs)}")
+        if isinstance(ary, GPUArray):
+            raise TypeError("set() takes a host array; use copy() or a[...] = b on the device")
+        ary = np.asarray(ary)
+        if ary.size != self.size:
+            raise ValueError(
+                f"set(): the host array has {ary.size} elements, the GPUArray {self.size}"
+            )
+        if ary.dtype != self.dtype:
+            raise ValueError(f"set(): dtype {ary.dtype} does not match the GPUArray's {self.dtype}")
+        if ary.shape != self.shape:
+            warnings.warn(
+                f"set(): host array shape {ary.shape} differs from {self.shape}; reshaping",
+                stacklevel=2,
+            )
+            ary = ary.reshape(self.shape)
+        if self.size == 0:
+            return
+        target = self if self._dense else GPUArray(self.shape, self.dtype, self.allocator)
+        strides = compact_strides(target.shape, target.strides, target.itemsize)
+        host = ary
+        if not (ary.strides == strides and _host_dense(ary)):
+            host = _host_array(target.shape, target.dtype, strides)
+            host[...] = ary
+        flat = host.ravel(order="K")
+        if async_ or stream is not None:
+            _driver.memcpy_htod_async(target.ptr, flat, stream)
+        else:
+            _driver.memcpy_htod(target.ptr, flat)
+        if target is not self:
+            _elementwise(self, [target], unary_expression("cast", self.dtype, self.dtype), stream)
+
+    def set_async(self, ary: Any, stream: Any = None) -> None:
+        """set() queued on ``stream``."""
+        self.set(ary, async_=True, stream=stream)
+
+    def get(
+        self,
+        ary: np.ndarray | None = None,
+        pagelocked: bool = False,
+        async_: bool = False,
+        stream: Any = None,
+        **kwargs: Any,
+    ) -> np.ndarray:
+        """A host copy (NumPy array, same axis order); into ``ary`` if given."""
+        async_ = kwargs.pop("async", async_)
+        if kwargs:
+            raise TypeError(f"get() got unexpected keyword arguments {sorted(kwargs)}")
+        source = self if self._dense else self.copy(stream=stream)
+        strides = compact_strides(source.shape, source.strides, source.itemsize)
+        if ary is not None:
+            if ary.shape != self.shape or ary.dtype != self.dtype:
+                raise ValueError(
+                    f"get(ary): ary must have shape {self.shape} and dtype {self.dtype}, got "
+                    f"{ary.shape} and {ary.dtype}"
+                )
+            host = ary if ary.strides == strides else _host_array(self.shape, self.dtype, strides)
+        else:
+            host = _host_array(self.shape, self.dtype, strides, pagelocked)
+        if self.size:
+            flat = host.ravel(order="K")
+            if async_ or stream is not None:
+                _driver.memcpy_dtoh_async(flat, source.ptr, stream)
+            else:
+                _driver.memcpy_dtoh(flat, source.ptr)
+        if ary is not None and host is not ary:
+            ary[...] = host
+            return ary
+        return host
+
+    def get_async(self, stream: Any = None, ary: np.ndarray | None = None) -> np.ndarray:
+        """get() queued on ``stream``."""
+        return self.get(ary, async_=True, stream=stream)
+
+    # }}}
+
+    # {{{ copies and fills
+
+    def copy(self, stream: Any = None) -> GPUArray:
+        """A new array with the same values (and axis order)."""
+        if self._dense:
+            # The same layout in new memory: one device-to-device memcpy.
+            result = GPUArray(self.shape, self.dtype, self.allocator, strides=self.strides)
+            if self.size:
+                if stream is None:
+                    _driver.memcpy_dtod(result.ptr, self.ptr, self.nbytes)
+                else:
+                    _driver.memcpy_dtod_async(result.ptr, self.ptr, self.nbytes, stream)
+            return result
+        result = self._new_like_self()
+        _elementwise(result, [self], unary_expression("cast", self.dtype, self.dtype), stream)
+        return result
+
+    def astype(self, dtype: Any, stream: Any = None) -> GPUArray:
+        """A new array of ``dtype`` (NumPy's casts; complex to real keeps the real part)."""
+        dtype = np.dtype(dtype)
+        result = self._new_like_self(dtype)
+        _elementwise(result, [self], unary_expression("cast", self.dtype, dtype), stream)
+        return result
+
+    def fill(self, value: Any, stream: Any = None) -> GPUArray:
+        """Set every element to ``value``; returns self."""
+        if _is_zero(value) and self.dtype.kind in "biufc" and self._dense and self.size:
+            if stream is None:
+                _driver.memset_d8(self.ptr, 0, self.nbytes)
+            else:
+                _driver.memset_d8_async(self.ptr, 0, self.nbytes, stream)
+            return self
+        expr = unary_expression("cast", self.dtype, self.dtype)
+        _elementwise(self, [(value, self.dtype)], expr, stream)
+        return self
+
+    def _assign(self, value: Any, stream: Any = None) -> None:
+        if _is_scalar(value):
+            self.fill(value, stream)
+            return
+        if not isinstance(value, GPUArray):
+            value = to_gpu(np.asarray(value))
+        strides = assignment_strides(value.shape, value.strides, self.shape)
+        src = value._view(self.shape, strides) if value.size else value
+        if _overlaps(self, src):
+            src = src.copy(stream)
+        _elementwise(self, [src], unary_expression("cast", value.dtype, self.dtype), stream)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self[index]._assign(value)
+
+    # }}}
+
+    # {{{ shapes and views
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self) -> Any:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError(
+                "The truth value of an array with more than one element is ambiguous."
+                if self.size
+                else "The truth value of an empty array is ambiguous."
+            )
+        return bool(self.get().reshape(()))
+
+    def __hash__(self) -> int:
+        raise TypeError("GPUArrays are not hashable.")
+
+    def __repr__(self) -> str:
+        return repr(self.get())
+
+    def __str__(self) -> str:
+        return str(self.get())
+
+    def __getitem__(self, key: Any) -> GPUArray:
+        plan = index_plan(self.shape, self.strides, key)
+        if not plan.is_view:
+            raise IndexError(
+                "integer-array and boolean-mask indexing of GPUArrays is not "
+                "supported yet; use basic indices (ints, slices, ..., None)"
+            )
+        return self._view(plan.shape, plan.strides, plan.offset)
+
+    def reshape(self, *shape: Any, order: str = "C") -> GPUArray:
+        """A view with a new shape (one dimension may be -1); a copy where NumPy copies."""
+        newshape = reshape_args(shape)
+        new, strides = reshape_layout(self.shape, self.strides, self.itemsize, newshape, order)
+        if strides is not None:
+            return self._view(new, strides)
+        order = normalize_order(order)
+        tmp = GPUArray(self.shape, self.dtype, self.allocator, order=order)
+        tmp._assign(self)
+        return tmp.reshape(new, order=order)
+
+    def ravel(self, order: str = "C") -> GPUArray:
+        """The elements as a 1-D array: a view when contiguous in ``order``, else a copy."""
+        new, strides = ravel_layout(self.shape, self.strides, self.itemsize, order)
+        if strides is not None:
+            return self._view(new, strides)
+        return self.reshape(new, order=order)
+
+    def view(self, dtype: Any = None) -> GPUArray:
+        """The same memory seen as ``dtype`` (the last axis rescaled, as NumPy)."""
+        if dtype is None:
+            return self._view(self.shape, self.strides)
+        dtype = np.dtype(dtype)
+        shape, strides = dtype_view_layout(self.shape, self.strides, self.itemsize, dtype.itemsize)
+        return self._view(shape, strides, dtype=dtype)
+
+    def squeeze(self, axis: Any = None) -> GPUArray:
+        """A view without the axes of length 1."""
+        shape, strides = squeeze_layout(self.shape, self.strides, axis)
+        return self._view(shape, strides)
+
+    def transpose(self, axes: Any = None) -> GPUArray:
+        """A view with the axes permuted (reversed by default)."""
+        shape, strides = transpose_layout(self.shape, self.strides, axes)
+        return self._view(shape, strides)
+
+    @property
+    def T(self) -> GPUArray:  # noqa: N802 - NumPy's name
+        return self.transpose()
+
+    @property
+    def real(self) -> GPUArray:
+        """The real part: a view for complex arrays, the array itself otherwise."""
+        if self.dtype.kind != "c":
+            return self
+        part = np.dtype(self.dtype.char.lower())
+        return self._view(self.shape, self.strides, dtype=part)
+
+    @property
+    def imag(self) -> GPUArray:
+        """The imaginary part: a view for complex arrays, zeros otherwise."""
+        if self.dtype.kind != "c":
+            return zeros_like(self)
+        part = np.dtype(self.dtype.char.lower())
+        return self._view(self.shape, self.strides, part.itemsize, dtype=part)
+
+    def conj(self, out: GPUArray | None = None) -> GPUArray:
+        """The complex conjugate (a copy for real arrays)."""
+        # NumPy's own loop table decides (bool conjugates to int8).
+        dtype = np.conjugate(np.empty(0, self.dtype)).dtype
+        return self._unary("conj", dtype, out)
+
+    conjugate = conj
+
+    def reverse(self, stream: Any = None) -> GPUArray:
+        """A copy with the elements of this 1-D array in reverse order."""
+        if self.ndim != 1:
+            raise ValueError(f"reverse() needs a 1-D array, got {self.ndim} dimensions")
+        return self[::-1].copy(stream)
+
+    def mul_add(
+        self,
+        selffac: Any,
+        other: GPUArray,
+        otherfac: Any,
+        add_timer: Any = None,
+        stream: Any = None,
+        out: GPUArray | None = None,
+    ) -> GPUArray:
+        """``selffac * self + otherfac * other`` in one kernel (broadcasting, NumPy's dtype)."""
+        if not isinstance(other, GPUArray):
+            raise TypeError(f"mul_add: other must be a GPUArray, got {type(other).__name__}")
+        left = binary_op_dtypes("multiply", selffac, self.dtype)[1]
+        right = binary_op_dtypes("multiply", otherfac, other.dtype)[1]
+        dtype = binary_op_dtypes("add", left, right)[1]
+        shape = broadcast_shapes(self.shape, other.shape)
+        if out is None:
+            out = GPUArray(shape, dtype, self.allocator)
+        else:
+            _check_out(out, shape, dtype, "mul_add")
+        inputs = [
+            self.copy(stream) if _overlaps(out, self) else self,
+            (selffac, dtype),
+            other.copy(stream) if _overlaps(out, other) else other,
+            (otherfac, dtype),
+        ]
+        ct = compute_ctype(dtype)
+        x = [f"pc_cast<{ct}>(x{k})" for k in range(4)]
+        expr = f"pc_cast<{dtype_to_ctype(dtype)}>({x[1]} * {x[0]} + {x[3]} * {x[2]})"
+        _elementwise(out, inputs, expr, stream)
+        if add_timer is not None:
+            add_timer(3 * self.size, 0.0)  # the original reports (flops, seconds)
+        return out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickles as its host copy, restored to the device on unpickling (as the original).
+        return (to_gpu, (self.get(),))
+
+    # }}}
+
+    # {{{ arithmetic
+
+    def _unary(
+        self, op: str, dtype: np.dtype, out: GPUArray | None = None, stream: Any = None
+    ) -> GPUArray:
+        if out is None:
+            out = self._new_like_self(dtype)
+        else:
+            _check_out(out, self.shape, dtype, op)
+        src = self.copy(stream) if _overlaps(out, self) else self
+        _elementwise(out, [src], unary_expression(op, self.dtype, dtype), stream)
+        return out
+
+    def _binary(
+        self,
+        op: str,
+        other: Any,
+        reflected: bool = False,
+        out: GPUArray | None = None,
+        stream: Any = None,
+        body: str | None = None,
+        result_dtype: Any = None,
+    ) -> GPUArray:
+        if out is None and body is None and result_dtype is None and stream is None:
+            result = _fast_binary(self, op, other, reflected)
+            if result is not None:
+                return result
+        if isinstance(other, GPUArray):
+            b: Any = other
+            b_dtype: Any = other.dtype
+            shape = broadcast_shapes(self.shape, other.shape)
+        elif isinstance(other, np.ndarray):
+            return self._binary(op, to_gpu(other), reflected, out, stream, body, result_dtype)
+        elif _is_scalar(other):
+            b = other
+            b_dtype = other.dtype if isinstance(other, np.generic) else other
+            shape = self.shape
+        else:
+            return NotImplemented
+        lhs, rhs = (b_dtype, self.dtype) if reflected else (self.dtype, b_dtype)
+        operand, result = binary_op_dtypes(op, lhs, rhs)
+        if result_dtype is not None:
+            result = np.dtype(result_dtype)
+        fresh = out is None
+        if out is None:
+            out = GPUArray(shape, result, self.allocator)
+        else:
+            if broadcast_shapes(out.shape, shape) != out.shape:
+                raise ValueError(
+                    f"non-broadcastable output operand with shape {shape_text(out.shape)} "
+                    f"doesn't match the broadcast shape {shape_text(shape)}"
+                )
+            if not np.can_cast(result, out.dtype, "same_kind"):
+                raise TypeError(
+                    f"Cannot cast ufunc '{op}' output from {result!r} to {out.dtype!r} with "
+                    f"casting rule 'same_kind'"
+                )
+        # A new output overlaps nothing; an existing one may overlap an input in another layout.
+        a_in: Any = self.copy(stream) if not fresh and _overlaps(out, self) else self
+        if isinstance(b, GPUArray):
+            b_in: Any = b.copy(stream) if not fresh and _overlaps(out, b) else b
+        else:
+            b_in = (b, operand)
+        inputs = [b_in, a_in] if reflected else [a_in, b_in]
+        da = operand if isinstance(inputs[0], tuple) else inputs[0].dtype
+        db = operand if isinstance(inputs[1], tuple) else inputs[1].dtype
+        expr = binary_expression(op, da, db, operand, out.dtype, body)
+        _elementwise(out, inputs, expr, stream)
+        return out
+
+    def __add__(self, other: Any) -> GPUArray:
+        return self._binary("add", other)
+
+    def __radd__(self, other: Any) -> GPUArray:
+        return self._binary("add", other, True)
+
+    def __iadd__(self, other: Any) -> GPUArray:
+        return self._binary("add", other, out=self)
+
+    def __sub__(self, other: Any) -> GPUArray:
+        return self._binary("subtract", other)
+
+    def __rsub__(self, other: Any) -> GPUArray:
+        return self._binary("subtract", other, True)
+
+    def __isub__(self, other: Any) -> GPUArray:
+        return self._binary("subtract", other, out=self)
+
+    def __mul__(self, other: Any) -> GPUArray:
+        return self._binary("multiply", other)
+
+    def __rmul__(self, other: Any) -> GPUArray:
+        return self._binary("multiply", other, True)
+
+    def __imul__(self, other: Any) -> GPUArray:
+        return self._binary("multiply", other, out=self)
+
+    def __truediv__(self, other: Any) -> GPUArray:
+        return self._binary("true_divide", other)
+
+    def __rtruediv__(self, other: Any) -> GPUArray:
+        return self._binary("true_divide", other, True)
+
+    def __itruediv__(self, other: Any) -> GPUArray:
+        return self._binary("true_divide", other, out=self)
+
+    __div__, __rdiv__, __idiv__ = __truediv__, __rtruediv__, __itruediv__
+
+    def __floordiv__(self, other: Any) -> GPUArray:
+        return self._binary("floor_divide", other)
+
+    def __rfloordiv__(self, other: Any) -> GPUArray:
+        return self._binary("floor_divide", other, True)
+
+    def __ifloordiv__(self, other: Any) -> GPUArray:
+        return self._binary("floor_divide", other, out=self)
+
+    def __mod__(self, other: Any) -> GPUArray:
+        return self._binary("remainder", other)
+
+    def __rmod__(self, other: Any) -> GPUArray:
+        return self._binary("remainder", other, True)
+
+    def __imod__(self, other: Any) -> GPUArray:
+        return self._binary("remainder", other, out=self)
+
+    def __pow__(self, other: Any) -> GPUArray:
+        return self._binary("power", other)
+
+    def __rpow__(self, other: Any) -> GPUArray:
+        return self._binary("power", other, True)
+
+    def __ipow__(self, other: Any) -> GPUArray:
+        return self._binary("power", other, out=self)
+
+    def __and__(self, other: Any) -> GPUArray:
+        return self._binary("bitwise_and", other)
+
+    def __rand__(self, other: Any) -> GPUArray:
+        return self._binary("bitwise_and", other, True)
+
+    def __iand__(self, other: Any) -> GPUArray:
+        return self._binary("bitwise_and", other, out=self)
+
+    def __or__(self, other: Any) -> GPUArray:
+        return self._binary("bitwise_or", other)
+
+    def __ror__(self, other: Any) -> GPUArray:
+        return self._binary("bitwise_or", other, True)
+
+    def __ior__(self, other: Any) -> GPUArray:
+        return self._binary("bitwise_or", other, out=self)
+
+    def __xor__(self, other: Any) -> GPUArray:
+        return self._binary("bitwise_xor", other)
+
+    def __rxor__(self, other: Any) -> GPUArray:
+        return self._binary("bitwise_xor", other, True)
+
+    def __ixor__(self, other: Any) -> GPUArray:
+        return self._binary("bitwise_xor", other, out=self)
+
+    def __lshift__(self, other: Any) -> GPUArray:
+        return self._binary("left_shift", other)
+
+    def __rlshift__(self, other: Any) -> GPUArray:
+        return self._binary("left_shift", other, True)
+
+    def __ilshift__(self, other: Any) -> GPUArray:
+        return self._binary("left_shift", other, out=self)
+
+    def __rshift__(self, other: Any) -> GPUArray:
+        return self._binary("right_shift", other)
+
+    def __rrshift__(self, other: Any) -> GPUArray:
+        return self._binary("right_shift", other, True)
+
+    def __irshift__(self, other: Any) -> GPUArray:
+        return self._binary("right_shift", other, out=self)
+
+    def __eq__(self, other: Any) -> GPUArray:  # type: ignore[override]
+        return self._binary("equal", other)
+
+    def __ne__(self, other: Any) -> GPUArray:  # type: ignore[override]
+        return self._binary("not_equal", other)
+
+    def __lt__(self, other: Any) -> GPUArray:
+        return self._binary("less", other)
+
+    def __le__(self, other: Any) -> GPUArray:
+        return self._binary("less_equal", other)
+
+    def __gt__(self, other: Any) -> GPUArray:
+        return self._binary("greater", other)
+
+    def __ge__(self, other: Any) -> GPUArray:
+        return self._binary("greater_equal", other)
+
+    def __neg__(self) -> GPUArray:
+        return self._unary("negative", unary_result_dtype("negative", self.dtype))
+
+    def __pos__(self) -> GPUArray:
+        return self._unary("positive", unary_result_dtype("positive", self.dtype))
+
+    def __abs__(self) -> GPUArray:
+        return self._unary("absolute", unary_result_dtype("absolute", self.dtype))
+
+    def __invert__(self) -> GPUArray:
+        return self._unary("invert", unary_result_dtype("invert", self.dtype))
+
+    # }}}
+
+
+# (op, dtype, other dtype, reflected) -> (result dtype, operands, C expression) of array-array
+# operations on the fast path.
+_FAST_ARRAY_OPS: dict[tuple[Any, ...], tuple[np.dtype, tuple[Operand, ...], str]] = {}
+
+
+_FAST_SCALAR_OPS: dict[tuple[Any, ...], tuple[tuple[Operand, ...], str]] = {}
+
+
+def _width_of(itemsize: int, ptr: int) -> int:
+    """``vector_width(itemsize, [ptr])`` for one address, inlined for the fast path."""
+    if itemsize & (itemsize - 1) or itemsize > 16:
+        return 1
+    width = 16 // itemsize
+    while width > 1 and ptr % (width * itemsize):
+        width >>= 1
+    return width
+
+
+def _flat_width(out: GPUArray, arrays: Sequence[GPUArray]) -> int:
+    width = _width_of(out.dtype.itemsize, out.ptr)
+    for a in arrays:
+        if width > 1:
+            width = min(width, _width_of(a.dtype.itemsize, a.ptr))
+    return width
+
+
+def _fast_binary(self: GPUArray, op: str, other: Any, reflected: bool) -> GPUArray | None:
+    """``self op other`` into a new array when both are C-contiguous of one shape (or other is
+    a Python int or float): the flat kernel without the general layout work. None otherwise."""
+    if not self.size or not self._c:
+        return None
+    kind = type(other)
+    if kind is GPUArray:
+        if other.shape != self.shape or not other._c:
+            return None
+        key = (op, self.dtype, other.dtype, reflected)
+        entry = _FAST_ARRAY_OPS.get(key)
+        if entry is None:
+            lhs, rhs = (other.dtype, self.dtype) if reflected else (self.dtype, other.dtype)
+            operand, result = binary_op_dtypes(op, lhs, rhs)
+            expr = binary_expression(op, lhs, rhs, operand, result)
+            entry = _FAST_ARRAY_OPS[key] = (result, (Operand(lhs), Operand(rhs)), expr)
+        result, ops, expr = entry
+        out = GPUArray(self.shape, result, self.allocator)
+        first, second = (other, self) if reflected else (self, other)
+        args = [out.ptr, first.ptr, second.ptr, self.size]
+        width = _flat_width(out, (self, other))
+    elif kind is float or kind is int:
+        # The rules run every time: they raise for out-of-range ints and negative powers.
+        if reflected:
+            operand, result = binary_op_dtypes(op, other, self.dtype)
+        else:
+            operand, result = binary_op_dtypes(op, self.dtype, other)
+        key = (op, self.dtype, operand, result, reflected)
+        entry = _FAST_SCALAR_OPS.get(key)
+        if entry is None:
+            if reflected:
+                ops = (Operand(operand, True), Operand(self.dtype))
+                expr = binary_expression(op, operand, self.dtype, operand, result)
+            else:
+                ops = (Operand(self.dtype), Operand(operand, True))
+                expr = binary_expression(op, self.dtype, operand, operand, result)
+            entry = _FAST_SCALAR_OPS[key] = (ops, expr)
+        ops, expr = entry
+        out = GPUArray(self.shape, result, self.allocator)
+        value = _scalar_value(other, operand)
+        args = [out.ptr, value, self.ptr] if reflected else [out.ptr, self.ptr, value]
+        args.append(self.size)
+        width = _flat_width(out, (self,))
+    else:
+        return None
+    _launch(_kernel("flat", result, ops, expr, width), self.size, width, args, None)
+    return out
+
+
+def _same_layout(a: GPUArray, b: GPUArray) -> bool:
+    return a.ptr == b.ptr and a.shape == b.shape and a.strides == b.strides
+
+
+def _overlaps(a: GPUArray, b: GPUArray) -> bool:
+    """True when ``b``'s bytes may overlap ``a``'s in a different layout (read before write
+    is then not guaranteed per element, so ``b`` must be copied first)."""
+    if a.size == 0 or b.size == 0 or a is b:
+        return False
+    if a.ptr == b.ptr and a.strides == b.strides and a.shape == b.shape:
+        return False
+    alo, ahi = span_bytes(a.shape, a.strides, a.itemsize)
+    blo, bhi = span_bytes(b.shape, b.strides, b.itemsize)
+    return a.ptr + alo < b.ptr + bhi and b.ptr + blo < a.ptr + ahi
+
+
+def _check_out(out: GPUArray, shape: tuple[int, ...], dtype: np.dtype, op: str) -> None:
+    if not isinstance(out, GPUArray):
+        raise TypeError(f"out must be a GPUArray, got {type(out).__name__}")
+    if out.shape != shape:
+        raise ValueError(f"{op}: out has shape {out.shape}, expected {shape}")
+    if out.dtype != dtype:
+        raise TypeError(f"{op}: out has dtype {out.dtype}, expected {dtype}")
+
+
+# {{{ module functions
+
+
+def to_gpu(ary: Any, allocator: Callable[[int], Any] | None = None) -> GPUArray:
+    """A GPUArray copy of the host array ``ary`` (same axis order)."""
+    ary = np.asarray(ary)
+    strides = compact_strides(ary.shape, ary.strides, ary.itemsize)
+    result = GPUArray(ary.shape, ary.dtype, allocator, strides=strides)
+    result.set(ary)
+    return result
+
+
+def to_gpu_async(
+    ary: Any, allocator: Callable[[int], Any] | None = None, stream: Any = None
+) -> GPUArray:
+    """to_gpu() queued on ``stream`` (``ary`` should be page-locked to overlap)."""
+    ary = np.asarray(ary)
+    strides = compact_strides(ary.shape, ary.strides, ary.itemsize)
+    result = GPUArray(ary.shape, ary.dtype, allocator, strides=strides)
+    result.set_async(ary, stream)
+    return result
+
+
+empty = GPUArray
+
+
+def zeros(
+    shape: Any,
+    dtype: Any = np.float64,
+    allocator: Callable[[int], Any] | None = None,
+    order: str = "C",
+) -> GPUArray:
+    """A new array of zeros."""
+    return GPUArray(shape, dtype, allocator, order=order).fill(0)
+
+
+def ones(
+    shape: Any,
+    dtype: Any = np.float64,
+    allocator: Callable[[int], Any] | None = None,
+    order: str = "C",
+) -> GPUArray:
+    """A new array of ones."""
+    return GPUArray(shape, dtype, allocator, order=order).fill(1)
+
+
+def empty_like(other_ary: GPUArray, dtype: Any = None, order: str = "K") -> GPUArray:
+    """A new uninitialized array with ``other_ary``'s shape (and axis order for 'K')."""
+    return other_ary._new_like_self(dtype, order)
+
+
+def zeros_like(other_ary: GPUArray, dtype: Any = None, order: str = "K") -> GPUArray:
+    """empty_like() filled with zeros."""
+    return empty_like(other_ary, dtype, order).fill(0)
+
+
+def ones_like(other_ary: GPUArray, dtype: Any = None, order: str = "K") -> GPUArray:
+    """empty_like() filled with ones."""
+    return empty_like(other_ary, dtype, order).fill(1)
+
+
+def arange(*args: Any, **kwargs: Any) -> GPUArray:
+    """``arange([start,] stop[, step], dtype=None, allocator=None, stream=None)`` like NumPy
+    (the values are NumPy's own, copied to the device; ``stream=`` queues the copy)."""
+    dtype = kwargs.pop("dtype", None)
+    allocator = kwargs.pop("allocator", None)
+    stream = kwargs.pop("stream", None)
+    start, stop, step = (
+        kwargs.pop("start", None),
+        kwargs.pop("stop", None),
+        kwargs.pop("step", None),
+    )
+    if kwargs:
+        raise TypeError(f"arange() got unexpected keyword arguments {sorted(kwargs)}")
+    args = list(args)
+    if args and isinstance(args[-1], np.dtype):
+        dtype = args.pop()
+    if len(args) > 3:
+        raise TypeError("arange() takes at most 3 positional numbers: [start,] stop[, step]")
+    if len(args) == 1 and stop is None:
+        stop = args[0]
+    elif len(args) == 1:
+        start = args[0]
+    elif len(args) == 2:
+        start, stop = args
+    elif len(args) == 3:
+        start, stop, step = args
+    if stop is None:
+        raise TypeError("arange() needs a stop value")
+    start = 0 if start is None else start
+    step = 1 if step is None else step
+    if step == 0:
+        raise ValueError("arange(): step must not be zero")
+    host = np.arange(start, stop, step, dtype=dtype)
+    if stream is None:
+        return to_gpu(host, allocator)
+    return to_gpu_async(host, allocator, stream)
+
+
+def transpose(a: GPUArray, axes: Any = None) -> GPUArray:
+    """``a.transpose(axes)``."""
+    return a.transpose(axes)
+
+
+def reshape(a: GPUArray, *shape: Any, **kwargs: Any) -> GPUArray:
+    """``a.reshape(*shape, order=...)``."""
+    return a.reshape(*shape, **kwargs)
+
+
+# }}}

@@ -1,0 +1,189 @@
+"""Tests of pycuda.elementwise: generated sources compile (CPU), kernels compute (GPU)."""
+
+from __future__ import annotations
+
+import host_device
+import numpy as np
+import pytest
+
+from pycuda import elementwise
+from pycuda._c_types import dtype_to_ctype
+from pycuda.compiler import compile as cuda_compile
+from pycuda.gpuarray import GPUArray
+from pycuda.tools import ScalarArg, VectorArg
+
+DTYPES = [
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+    np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
+]  # fmt: skip
+
+
+def _compiles(source: str) -> None:
+    cubin = cuda_compile(source, arch="sm_90", no_extern_c=True, cache_dir=False)
+    assert len(cubin) > 0
+
+
+@pytest.mark.parametrize("use_range", [False, True])
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_generated_source_compiles_for_every_dtype(dtype, use_range):
+    ctype = dtype_to_ctype(dtype)
+    args = elementwise._parse_arguments(f"{ctype} a, {ctype} *x, {ctype} *z")
+    source = elementwise._elwise_source(
+        args, "z[i] = (i % 2) ? x[i] : a", "copy_or_fill", "", "", "", use_range
+    )
+    assert "#include <pycuda-complex.hpp>" in source
+    assert 'extern "C" __global__ void copy_or_fill(' in source
+    assert "long long i;" in source  # 64-bit indices
+    _compiles(source)
+
+
+def test_preamble_loop_prep_after_loop_are_placed():
+    args = elementwise._parse_arguments("float *x")
+    source = elementwise._elwise_source(
+        args, "x[i] = f(acc)", "k", "__device__ float f(float v) { return v; }",
+        "float acc = 1", "(void)acc", False,
+    )  # fmt: skip
+    assert source.index("__device__ float f") < source.index("__global__")
+    assert source.index("float acc = 1") < source.index("for (i = tid")
+    assert source.index("(void)acc") > source.index("for (i = tid")
+    _compiles(source)
+
+
+def test_arguments_split_outside_templates():
+    parts = elementwise._split_arguments("pycuda::complex<float> a, float *x,int n")
+    assert parts == ["pycuda::complex<float> a", "float *x", "int n"]
+    args = elementwise._parse_arguments("pycuda::complex<float> a, float *x, int n")
+    assert isinstance(args[0], ScalarArg) and args[0].dtype == np.complex64
+    assert isinstance(args[1], VectorArg) and args[1].dtype == np.float32
+    assert elementwise._format(args, False) == "FPiq"
+    assert elementwise._format(args, True) == "FPiqqq"
+
+
+def test_bad_construction_is_refused():
+    with pytest.raises(ValueError, match="at least one vector argument"):
+        elementwise.ElementwiseKernel("float a", "a = 1")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        elementwise.ElementwiseKernel("float *x", "x[i] = 1", bogus=1)
+    with pytest.raises(TypeError, match="VectorArg"):
+        elementwise.ElementwiseKernel(["float *x"], "x[i] = 1")
+
+
+def _fake(shape, strides, dtype=np.float32):
+    # A GPUArray over a made-up address: layout logic only, no device memory is touched.
+    return GPUArray(shape, dtype, gpudata=1 << 20, strides=strides)
+
+
+def test_non_contiguous_arrays_are_refused_before_launch():
+    kernel = elementwise.ElementwiseKernel("float *x, float *z", "z[i] = x[i]")
+    good = _fake((4, 4), (16, 4))
+    strided = _fake((4, 2), (16, 8))
+    with pytest.raises(ValueError, match="'x' is not contiguous"):
+        kernel._invocation_args((strided, good))
+    fortran = _fake((4, 4), (4, 16))
+    with pytest.raises(ValueError, match="cannot be mixed"):
+        kernel._invocation_args((fortran, good))
+    values, size = kernel._invocation_args((good, good))
+    assert size == 16 and values == [1 << 20, 1 << 20]
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        kernel._invocation_args((good,))
+
+
+# {{{ on the GPU, and on the host stand-in (tests/host_device.py) where no GPU is
+
+
+@pytest.fixture(params=[pytest.param("gpu", marks=pytest.mark.gpu), "host"])
+def device(request, monkeypatch):
+    """The GPU (``ctx``), or the host stand-in that runs the same kernels on the CPU."""
+    if request.param == "gpu":
+        return request.getfixturevalue("ctx")
+    if host_device.host_compiler() is None:
+        pytest.skip("the host stand-in needs a C++ compiler and the CUDA headers")
+    device = host_device.install(monkeypatch)
+    host_device.install_elementwise(monkeypatch, device)
+    return device
+
+
+def test_linear_combination(device):
+    from pycuda import gpuarray
+
+    kernel = elementwise.ElementwiseKernel(
+        "float a, float *x, float b, float *y, float *z", "z[i] = a*x[i] + b*y[i]", "lin_comb"
+    )
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 31, 1000, 100_003):
+        x = rng.random(n, dtype=np.float32)
+        y = rng.random(n, dtype=np.float32)
+        gx, gy = gpuarray.to_gpu(x), gpuarray.to_gpu(y)
+        gz = gpuarray.empty_like(gx)
+        kernel(5, gx, 6, gy, gz)
+        np.testing.assert_allclose(gz.get(), 5 * x + 6 * y, rtol=1e-6)
+
+
+def test_range_slice_and_stream(device):
+    from pycuda import gpuarray
+
+    kernel = elementwise.ElementwiseKernel("long long *z", "z[i] = i")
+    z = gpuarray.zeros(50, np.int64)
+    kernel(z, range=slice(3, 40, 3))
+    expected = np.zeros(50, np.int64)
+    expected[3:40:3] = np.arange(3, 40, 3)
+    np.testing.assert_array_equal(z.get(), expected)
+    z.fill(0)
+    kernel(z, slice=slice(-10, None))
+    expected = np.zeros(50, np.int64)
+    expected[-10:] = np.arange(40, 50)
+    np.testing.assert_array_equal(z.get(), expected)
+    z.fill(0)
+    kernel(z, range=slice(45, 10, -5))
+    expected = np.zeros(50, np.int64)
+    expected[45:10:-5] = np.arange(45, 10, -5)
+    np.testing.assert_array_equal(z.get(), expected)
+    if isinstance(device, host_device.HostDevice):
+        kernel(z)
+    else:
+        import pycuda.driver as drv
+
+        stream = drv.Stream()
+        kernel(z, stream=stream)
+        stream.synchronize()
+    np.testing.assert_array_equal(z.get(), np.arange(50))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.float16, np.int8, np.bool_])
+def test_scalar_and_vector_dtypes(device, dtype):
+    from pycuda import gpuarray
+
+    ctype = dtype_to_ctype(dtype)
+    kernel = elementwise.ElementwiseKernel(
+        f"{ctype} a, {ctype} *x, {ctype} *z", "z[i] = (i % 2) ? x[i] : a"
+    )
+    x = (np.arange(10) % 3).astype(dtype)
+    a = np.dtype(dtype).type(1)
+    gx = gpuarray.to_gpu(x)
+    gz = gpuarray.empty_like(gx)
+    kernel(a, gx, gz)
+    expected = np.where(np.arange(10) % 2 == 1, x, a)
+    np.testing.assert_array_equal(gz.get(), expected)
+
+
+def test_strided_array_is_refused(device):
+    from pycuda import gpuarray
+
+    kernel = elementwise.ElementwiseKernel("float *z", "z[i] = 1")
+    z = gpuarray.zeros((4, 4), np.float32)
+    with pytest.raises(ValueError, match="not contiguous"):
+        kernel(z[:, ::2])
+    np.testing.assert_array_equal(z.get(), 0)
+
+
+def test_get_elwise_kernel(device):
+    from pycuda import gpuarray
+
+    func = elementwise.get_elwise_kernel("double *z, double v", "z[i] = v * i", "ramp")
+    z = gpuarray.empty(100, np.float64)
+    config = elementwise.launch_config(100)
+    func.prepared_call(config.grid, config.block, z.gpudata, 0.5, 100)
+    np.testing.assert_array_equal(z.get(), 0.5 * np.arange(100))
+
+
+# }}}
