@@ -17,6 +17,9 @@ void bind_linker(nb::module_& m);
 void bind_nvrtc(nb::module_& m);
 void bind_compile_cache(nb::module_& m);
 void bind_profiler(nb::module_& m);
+void bind_array(nb::module_& m);
+void bind_memcpy_2d3d(nb::module_& m);
+void bind_texture(nb::module_& m);
 } // namespace pycuda::bindings
 
 NB_MODULE(_driver, m) {
@@ -37,4 +40,7 @@ NB_MODULE(_driver, m) {
     bind_nvrtc(m);
     bind_compile_cache(m);
     bind_profiler(m);
+    bind_array(m);
+    bind_memcpy_2d3d(m);
+    bind_texture(m);
 }
