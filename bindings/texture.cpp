@@ -86,8 +86,9 @@ void bind_texture_reference(nb::module_& m) {
             [](TextureReference& t, nb::handle devptr, const CUDA_ARRAY_DESCRIPTOR& descr,
                size_t pitch) {
                 DeviceSpan s = device_span(devptr, "set_address_2d");
+                size_t row = descr.Width * descr.NumChannels * format_channel_bytes(descr.Format);
                 if (descr.Height > 0)
-                    check_fits(s, pitch * (descr.Height - 1) + descr.Width, "set_address_2d");
+                    check_fits(s, pitch * (descr.Height - 1) + row, "set_address_2d");
                 auto owner = py_owner(devptr);
                 nb::gil_scoped_release release;
                 t.set_address_2d(s.ptr, descr, pitch, std::move(owner));
