@@ -12,8 +12,8 @@
 #ifndef PYCUDA_TEXREF_HPP_SEEN
 #define PYCUDA_TEXREF_HPP_SEEN
 
-#include <surface_indirect_functions.h>
-#include <texture_indirect_functions.h>
+// No #include: the object API (tex2D<T>(cudaTextureObject_t, ...), surf2Dwrite(...)) is built
+// into NVRTC and comes with nvcc's implicit cuda_runtime.h.
 
 // SourceModule wraps user sources in extern "C" { }; templates need C++ linkage.
 extern "C++" {
