@@ -125,9 +125,9 @@ void bind_memcpy2d(nb::module_& m) {
     def_side<T, true>(cls, "set_src_");
     def_side<T, false>(cls, "set_dst_");
     cls.def_prop_ro("src_memory_type",
-                    [](const T& t) { return static_cast<int>(t.desc.srcMemoryType); });
+                    [](const T& t) { return static_cast<int>(t.src_memory_type()); });
     cls.def_prop_ro("dst_memory_type",
-                    [](const T& t) { return static_cast<int>(t.desc.dstMemoryType); });
+                    [](const T& t) { return static_cast<int>(t.dst_memory_type()); });
     cls.def(
         "__call__",
         [](const T& t, nb::handle arg) {
@@ -184,9 +184,9 @@ void bind_memcpy3d(nb::module_& m, const char* name) {
     def_side<T, true>(cls, "set_src_");
     def_side<T, false>(cls, "set_dst_");
     cls.def_prop_ro("src_memory_type",
-                    [](const T& t) { return static_cast<int>(t.desc.srcMemoryType); });
+                    [](const T& t) { return static_cast<int>(t.src_memory_type()); });
     cls.def_prop_ro("dst_memory_type",
-                    [](const T& t) { return static_cast<int>(t.desc.dstMemoryType); });
+                    [](const T& t) { return static_cast<int>(t.dst_memory_type()); });
     if constexpr (Peer) {
         cls.def(
             "set_src_context", [](T& t, const ContextRef& ctx) { t.set_src_context(ctx.get()); },

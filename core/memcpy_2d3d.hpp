@@ -40,6 +40,10 @@ public:
     void set_dst_unified(CUdeviceptr ptr) { set_side_unified(dst_, ptr); }
     void set_dst_array(ArrayPtr array) { set_side_array(dst_, std::move(array)); }
 
+    /// The memory types set so far (0 for a side not set yet).
+    CUmemorytype src_memory_type() const noexcept { return src_.type; }
+    CUmemorytype dst_memory_type() const noexcept { return dst_.type; }
+
     /// cuMemcpy2D (aligned) or cuMemcpy2DUnaligned. Both sides must be set (else
     /// std::logic_error naming the missing one).
     void copy(bool aligned) const;
@@ -52,7 +56,8 @@ private:
 };
 
 /// A 3D copy (CUDA_MEMCPY3D); `Peer` = true copies between contexts (CUDA_MEMCPY3D_PEER).
-template <bool Peer> class Memcpy3DBase {
+template <bool Peer>
+class Memcpy3DBase {
 public:
     using Desc = std::conditional_t<Peer, CUDA_MEMCPY3D_PEER, CUDA_MEMCPY3D>;
     Desc desc{};
@@ -68,6 +73,10 @@ public:
     /// The contexts of a peer copy (null: the current one at copy time).
     void set_src_context(ContextPtr ctx) { src_context_ = std::move(ctx); }
     void set_dst_context(ContextPtr ctx) { dst_context_ = std::move(ctx); }
+
+    /// The memory types set so far (0 for a side not set yet).
+    CUmemorytype src_memory_type() const noexcept { return src_.type; }
+    CUmemorytype dst_memory_type() const noexcept { return dst_.type; }
 
     /// cuMemcpy3D (cuMemcpy3DPeer).
     void copy() const;
