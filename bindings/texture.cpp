@@ -27,15 +27,11 @@ std::shared_ptr<const void> py_owner(nb::handle obj) {
         return nullptr;
     PyObject* p = obj.inc_ref().ptr();
     return std::shared_ptr<const void>(p, [](const void* q) {
-        if (!Py_IsInitialized())
-            return;
-        nb::gil_scoped_acquire gil;
-        Py_DECREF(static_cast<PyObject*>(const_cast<void*>(q)));
+        // As nanobind's own shared_ptr deleter: any thread, and nothing once Python is gone.
+        if (nb::detail::cleanup_guard guard{})
+            Py_DECREF(static_cast<PyObject*>(const_cast<void*>(q)));
     });
 }
-
-using TexRefPtr = std::shared_ptr<TextureReference>;
-using SurfRefPtr = std::shared_ptr<SurfaceReference>;
 
 void bind_texture_reference(nb::module_& m) {
     nb::class_<TextureReference>(
