@@ -104,8 +104,8 @@ void memcpy_atod(CUdeviceptr dest, const Array& src, std::size_t index, std::siz
     PYCUDA_CALL(cuMemcpyAtoD, dest, src.handle("memcpy_atod"), index, bytes);
 }
 
-void memcpy_atoa(const Array& dest, std::size_t dest_index, const Array& src,
-                 std::size_t src_index, std::size_t bytes) {
+void memcpy_atoa(const Array& dest, std::size_t dest_index, const Array& src, std::size_t src_index,
+                 std::size_t bytes) {
     PYCUDA_CALL(cuMemcpyAtoA, dest.handle("memcpy_atoa"), dest_index, src.handle("memcpy_atoa"),
                 src_index, bytes);
 }

@@ -48,7 +48,7 @@ void memcpy_htoa(const Array& dest, std::size_t index, const void* src, std::siz
 void memcpy_atoh(void* dest, const Array& src, std::size_t index, std::size_t bytes);
 void memcpy_dtoa(const Array& dest, std::size_t index, CUdeviceptr src, std::size_t bytes);
 void memcpy_atod(CUdeviceptr dest, const Array& src, std::size_t index, std::size_t bytes);
-void memcpy_atoa(const Array& dest, std::size_t dest_index, const Array& src,
-                 std::size_t src_index, std::size_t bytes);
+void memcpy_atoa(const Array& dest, std::size_t dest_index, const Array& src, std::size_t src_index,
+                 std::size_t bytes);
 
 } // namespace pycuda

@@ -79,15 +79,15 @@ typename Memcpy3DBase<Peer>::Desc Memcpy3DBase<Peer>::resolved(const char* what)
         const ContextPtr& src = src_context_ ? src_context_ : current;
         const ContextPtr& dst = dst_context_ ? dst_context_ : current;
         if (!src || !dst)
-            throw CudaError(CUDA_ERROR_INVALID_CONTEXT, what,
-                            "no context given and none current");
+            throw CudaError(CUDA_ERROR_INVALID_CONTEXT, what, "no context given and none current");
         d.srcContext = src->handle();
         d.dstContext = dst->handle();
     }
     return d;
 }
 
-template <bool Peer> void Memcpy3DBase<Peer>::copy() const {
+template <bool Peer>
+void Memcpy3DBase<Peer>::copy() const {
     if constexpr (Peer) {
         Desc d = resolved("Memcpy3DPeer");
         PYCUDA_CALL(cuMemcpy3DPeer, &d);
@@ -97,7 +97,8 @@ template <bool Peer> void Memcpy3DBase<Peer>::copy() const {
     }
 }
 
-template <bool Peer> void Memcpy3DBase<Peer>::copy_async(CUstream stream) const {
+template <bool Peer>
+void Memcpy3DBase<Peer>::copy_async(CUstream stream) const {
     if constexpr (Peer) {
         Desc d = resolved("Memcpy3DPeer");
         PYCUDA_CALL(cuMemcpy3DPeerAsync, &d, stream);

@@ -6,10 +6,11 @@
 #include "core/memcpy.hpp"
 
 #include <cstring>
+#include <exception>
 #include <map>
 #include <mutex>
-#include <vector>
 #include <stdexcept>
+#include <vector>
 
 namespace pycuda {
 
@@ -21,7 +22,8 @@ Declaration parse_declaration(const void* bytes, std::size_t size, bool surface,
     if (size == sizeof layout)
         std::memcpy(&layout, bytes, sizeof layout);
     if (size != sizeof layout || layout.magic != (surface ? surfref_magic : texref_magic)) {
-        bool other = size == sizeof layout && layout.magic == (surface ? texref_magic : surfref_magic);
+        bool other =
+            size == sizeof layout && layout.magic == (surface ? texref_magic : surfref_magic);
         throw std::invalid_argument(
             "'" + name + "' is " + (other ? (surface ? "a texture" : "a surface") : "a variable") +
             ", not a " + kind + " reference: declare it at file scope as `" + declare + name +
@@ -44,15 +46,15 @@ std::pair<CUdeviceptr, std::size_t> align_down(CUdeviceptr ptr, std::size_t alig
     return {aligned, static_cast<std::size_t>(ptr - aligned)};
 }
 
-ReferenceVariable::ReferenceVariable(const ModulePtr& module, const std::string& name,
-                                     bool surface)
+ReferenceVariable::ReferenceVariable(const ModulePtr& module, const std::string& name, bool surface)
     : module_(module), context_(module->context()), name_(name) {
     std::size_t size = 0;
     CUresult rc = driver().cuModuleGetGlobal(&variable_, &size, module->handle(), name.c_str());
     if (rc == CUDA_ERROR_NOT_FOUND)
         throw CudaError(rc, surface ? "get_surfref" : "get_texref",
-                        "no " + std::string(surface ? "surface" : "texture") + " reference named '" +
-                            name + "' in this module (declare it at file scope)");
+                        "no " + std::string(surface ? "surface" : "texture") +
+                            " reference named '" + name +
+                            "' in this module (declare it at file scope)");
     check(rc, "cuModuleGetGlobal");
     ReferenceLayout layout{};
     if (size == sizeof layout) {
@@ -121,7 +123,7 @@ void ReferenceVariable::publish(std::uint64_t handle) {
 }
 
 template <typename Object, typename Make>
-void ReferenceVariable::republish(std::unique_ptr<Object>& current, Make&& make) {
+void ReferenceVariable::republish(std::unique_ptr<Object>& current, Make&& make, bool strict) {
     if (!context_)
         return;
     ModulePtr module = module_.lock(); // the variable lives as long as its module
@@ -135,6 +137,7 @@ void ReferenceVariable::republish(std::unique_ptr<Object>& current, Make&& make)
         state_ = BindState::Ready;
         failure_.clear();
     } catch (const std::exception& e) {
+        std::exception_ptr failure = std::current_exception();
         failure_ = e.what();
         state_ = BindState::Failed;
         try {
@@ -143,6 +146,8 @@ void ReferenceVariable::republish(std::unique_ptr<Object>& current, Make&& make)
         } catch (const std::exception&) {
             // the variable still names the old object, which then stays alive
         }
+        if (strict)
+            std::rethrow_exception(failure);
     }
 }
 
@@ -155,11 +160,10 @@ void TextureReference::format_from_declaration() {
 
 std::size_t TextureReference::texture_alignment() const {
     ContextPtr ctx = context_ ? context_ : Context::require_current("set_address");
-    return static_cast<std::size_t>(
-        ctx->device().attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT));
+    return static_cast<std::size_t>(ctx->device().attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT));
 }
 
-void TextureReference::update() {
+void TextureReference::update(bool strict) {
     if (resource_.kind == TextureResource::Kind::None)
         return;
     if (!has_module()) {
@@ -173,7 +177,8 @@ void TextureReference::update() {
     }
     TextureSampling sampling = sampling_;
     sampling.flags = effective_flags(sampling_.flags, declaration(), format_);
-    republish(object_, [&] { return std::make_unique<TextureObject>(resource, sampling); });
+    republish(
+        object_, [&] { return std::make_unique<TextureObject>(resource, sampling); }, strict);
 }
 
 void TextureReference::set_array(ArrayPtr array) {
@@ -185,7 +190,7 @@ void TextureReference::set_array(ArrayPtr array) {
     resource_.array = std::move(array);
     format_ = d.Format;
     channels_ = d.NumChannels;
-    update();
+    update(true);
 }
 
 std::size_t TextureReference::set_address(CUdeviceptr ptr, std::size_t bytes, bool allow_offset,
@@ -195,8 +200,8 @@ std::size_t TextureReference::set_address(CUdeviceptr ptr, std::size_t bytes, bo
 }
 
 std::size_t TextureReference::bind_linear(CUdeviceptr ptr, std::size_t bytes, bool allow_offset,
-                                          CUarray_format format, unsigned channels,
-                                          unsigned flags, std::shared_ptr<const void> owner) {
+                                          CUarray_format format, unsigned channels, unsigned flags,
+                                          std::shared_ptr<const void> owner) {
     auto [aligned, offset] = align_down(ptr, texture_alignment());
     if (offset != 0 && !allow_offset)
         throw std::invalid_argument(
@@ -214,7 +219,7 @@ std::size_t TextureReference::bind_linear(CUdeviceptr ptr, std::size_t bytes, bo
     format_ = format;
     channels_ = channels;
     sampling_.flags = flags;
-    update();
+    update(true);
     return offset;
 }
 
@@ -232,7 +237,7 @@ void TextureReference::set_address_2d(CUdeviceptr ptr, const CUDA_ARRAY_DESCRIPT
     resource_ = std::move(r);
     format_ = descriptor.Format;
     channels_ = descriptor.NumChannels;
-    update();
+    update(true);
 }
 
 void TextureReference::set_format(CUarray_format format, unsigned channels) {
@@ -287,7 +292,8 @@ void SurfaceReference::set_array(ArrayPtr array, unsigned flags) {
     if (flags != 0)
         throw std::invalid_argument("SurfaceReference.set_array: flags must be 0");
     array_ = array;
-    republish(object_, [&] { return std::make_unique<SurfaceObject>(array); });
+    republish(
+        object_, [&] { return std::make_unique<SurfaceObject>(array); }, true);
 }
 
 } // namespace pycuda

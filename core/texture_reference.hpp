@@ -73,9 +73,7 @@ public:
     ReferenceVariable(const ModulePtr& module, const std::string& name, bool surface);
 
     const std::string& name() const noexcept { return name_; }
-    const Declaration* declaration() const noexcept {
-        return context_ ? &declaration_ : nullptr;
-    }
+    const Declaration* declaration() const noexcept { return context_ ? &declaration_ : nullptr; }
     BindState state() const noexcept { return state_; }
     const std::string& failure() const noexcept { return failure_; }
     /// CudaError(INVALID_HANDLE) saying the reference was never bound (or why binding failed),
@@ -83,10 +81,12 @@ public:
     void require_bound(const char* what) const;
 
 protected:
-    /// Makes a new object with `make` in the module's context and publishes it; a failure is
-    /// kept (state Failed, handle 0 published) to be raised at the launch check.
+    /// Makes a new object with `make` in the module's context and publishes it. A failure is
+    /// kept (state Failed, handle 0 published) for the launch check, and raised at once when
+    /// `strict` (the setters that bind memory or an array: the driver's verdict on the
+    /// resource). The other setters defer it, as their settings may be mid-way to a valid set.
     template <typename Object, typename Make>
-    void republish(std::unique_ptr<Object>& current, Make&& make);
+    void republish(std::unique_ptr<Object>& current, Make&& make, bool strict);
     void publish(std::uint64_t handle);
     bool has_module() const noexcept { return static_cast<bool>(context_); }
     std::weak_ptr<Module> module_;
@@ -143,7 +143,7 @@ public:
 private:
     void format_from_declaration();
     std::size_t texture_alignment() const;
-    void update();
+    void update(bool strict = false);
     TextureResource resource_;
     TextureSampling sampling_;
     CUarray_format format_ = CU_AD_FORMAT_FLOAT;

@@ -646,11 +646,12 @@ def test_bad_input_gives_clear_errors(ctx):
     with pytest.raises(drv.LogicError, match="SURFACE_LDST"):
         mod.get_surfref("s").set_array(drv.matrix_to_array(np.zeros((4, 4), np.float32), "C"))
     # A binding the driver refuses (a pitch that is no multiple of the texture pitch
-    # alignment) is kept as the reason, raised at the launch.
+    # alignment) raises at once, and again at a launch that lists the reference.
     descr = drv.ArrayDescriptor()
     descr.width, descr.height = 2, 2
     descr.format, descr.num_channels = drv.array_format.FLOAT, 1
-    tex.set_address_2d(dest, descr, 20)
+    with pytest.raises(drv.LogicError, match="cuTexObjectCreate"):
+        tex.set_address_2d(dest, descr, 20)
     assert not tex.is_bound
     with pytest.raises(drv.LogicError, match="could not be bound"):
         f(dest, np.int32(1), block=(1, 1, 1), texrefs=[tex])
