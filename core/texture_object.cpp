@@ -70,15 +70,14 @@ SurfaceObject::SurfaceObject(ArrayPtr array)
     : context_(Context::require_current("surface object")), array_(std::move(array)) {
     if (!array_)
         throw std::invalid_argument("surface: no array given");
+    if ((array_->descriptor_3d().Flags & CUDA_ARRAY3D_SURFACE_LDST) == 0)
+        throw std::invalid_argument("surface: the array was not made for surfaces; create it "
+                                    "with array3d_flags.SURFACE_LDST (np_to_array(..., "
+                                    "allowSurfaceBind=True))");
     CUDA_RESOURCE_DESC res{};
     res.resType = CU_RESOURCE_TYPE_ARRAY;
     res.res.array.hArray = array_->handle("surface");
-    CUresult rc = driver().cuSurfObjectCreate(&handle_, &res);
-    if (rc == CUDA_ERROR_INVALID_VALUE)
-        throw CudaError(rc, "cuSurfObjectCreate",
-                        "a surface needs an array made with "
-                        "array3d_flags.SURFACE_LDST (np_to_array(..., allowSurfaceBind=True))");
-    check(rc, "cuSurfObjectCreate");
+    PYCUDA_CALL(cuSurfObjectCreate, &handle_, &res);
 }
 
 SurfaceObject::~SurfaceObject() {
