@@ -128,28 +128,32 @@ void bind_memcpy2d(nb::module_& m) {
                     [](const T& t) { return static_cast<int>(t.src_memory_type()); });
     cls.def_prop_ro("dst_memory_type",
                     [](const T& t) { return static_cast<int>(t.dst_memory_type()); });
+    auto check = [](const T& t) {
+        const CUDA_MEMCPY2D& d = t.desc;
+        check_extent(t.src,
+                     extent(d.srcXInBytes, d.srcY, 0, d.srcPitch, 0, d.WidthInBytes, d.Height, 1),
+                     "Memcpy2D", "source");
+        check_extent(t.dst,
+                     extent(d.dstXInBytes, d.dstY, 0, d.dstPitch, 0, d.WidthInBytes, d.Height, 1),
+                     "Memcpy2D", "destination");
+    };
     cls.def(
         "__call__",
-        [](const T& t, nb::handle arg) {
-            const CUDA_MEMCPY2D& d = t.desc;
-            check_extent(
-                t.src, extent(d.srcXInBytes, d.srcY, 0, d.srcPitch, 0, d.WidthInBytes, d.Height, 1),
-                "Memcpy2D", "source");
-            check_extent(
-                t.dst, extent(d.dstXInBytes, d.dstY, 0, d.dstPitch, 0, d.WidthInBytes, d.Height, 1),
-                "Memcpy2D", "destination");
-            if (arg.is_none() || PyBool_Check(arg.ptr())) {
-                bool aligned = arg.is_none() ? false : nb::cast<bool>(arg);
-                nb::gil_scoped_release release;
-                t.copy(aligned);
-            } else {
-                t.copy_async(stream_handle(arg));
-            }
+        [check](const T& t, bool aligned) {
+            check(t);
+            nb::gil_scoped_release release;
+            t.copy(aligned);
         },
-        nb::arg("aligned_or_stream").none() = nb::none(),
-        "Copy: synchronously (aligned=True uses cuMemcpy2D, else cuMemcpy2DUnaligned), or on "
-        "a stream. For an async copy from page-locked memory keep the buffer alive (this "
-        "object does) until the stream has reached the copy.");
+        nb::arg("aligned") = false, "Copy now: cuMemcpy2D when aligned, else cuMemcpy2DUnaligned.");
+    cls.def(
+        "__call__",
+        [check](const T& t, nb::handle stream) {
+            check(t);
+            t.copy_async(stream_handle(stream));
+        },
+        nb::arg("stream"),
+        "Copy on `stream`. From page-locked memory the copy runs later: this object holds "
+        "the buffer, so keep it alive until the stream has reached the copy.");
 }
 
 template <bool Peer>

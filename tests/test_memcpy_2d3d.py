@@ -57,6 +57,8 @@ def test_copies_past_a_host_buffer_are_refused():
     copy.height = 5  # one row too many
     with pytest.raises(ValueError, match="source"):
         copy()
+    with pytest.raises(ValueError, match="source"):
+        copy(aligned=True)  # the original's keyword
     copy.height, copy.dst_y = 4, 1
     with pytest.raises(ValueError, match="destination"):
         copy()

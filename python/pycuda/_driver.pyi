@@ -917,9 +917,14 @@ class Memcpy2D:
     @property
     def dst_memory_type(self) -> int: ...
 
-    def __call__(self, aligned_or_stream: object | None = None) -> None:
+    @overload
+    def __call__(self, aligned: bool = False) -> None:
+        """Copy now: cuMemcpy2D when aligned, else cuMemcpy2DUnaligned."""
+
+    @overload
+    def __call__(self, stream: object) -> None:
         """
-        Copy: synchronously (aligned=True uses cuMemcpy2D, else cuMemcpy2DUnaligned), or on a stream. For an async copy from page-locked memory keep the buffer alive (this object does) until the stream has reached the copy.
+        Copy on `stream`. From page-locked memory the copy runs later: this object holds the buffer, so keep it alive until the stream has reached the copy.
         """
 
 class Memcpy3D:
