@@ -141,7 +141,10 @@ def test_surface_read_by_pointer_and_function_parameters(cache_dir):
 @needs_nvrtc
 def test_seed_000_declaration_compiles(cache_dir):
     src = "texture<float, 2> MyTexture;\n// Rest of Code\n"
-    assert C.compile(src, arch="sm_90", cache_dir=cache_dir)[:4] == b"\x7fELF"
+    cubin = C.compile(src, arch="sm_90", cache_dir=cache_dir)
+    # No kernel uses it, yet the variable is there for get_texref, with its declaration.
+    assert _elf_symbols(cubin)["MyTexture"][2] == 32
+    assert _initial_words(cubin, "MyTexture")[1:6] == (TEXREF_MAGIC, 2, 0, 0x20, 1)
 
 
 @needs_nvrtc
