@@ -313,6 +313,8 @@ void check_texrefs(PyObject* texrefs) {
 }
 
 void bind_texture(nb::module_& m) {
+    m.def("_forget_texture_references", &forget_all_references,
+          "Drop the texture/surface references kept for live modules (at exit).");
     bind_texture_reference(m);
     bind_surface_reference(m);
     bind_texture_object(m);

@@ -68,33 +68,64 @@ namespace {
 
 // The references of live modules, by module and name (see the header on lifetime).
 template <typename Ref>
-std::shared_ptr<Ref> registered(const ModulePtr& module, const std::string& name) {
+struct Registry {
     struct Entry {
         std::weak_ptr<Module> module;
         std::shared_ptr<Ref> reference;
     };
-    static std::mutex mutex;
-    static std::map<std::pair<const Module*, std::string>, Entry> entries;
-    std::vector<std::shared_ptr<Ref>> expired; // destroyed after the lock is released
-    std::lock_guard<std::mutex> lock(mutex);
-    for (auto it = entries.begin(); it != entries.end();) {
-        if (it->second.module.expired()) {
-            expired.push_back(std::move(it->second.reference));
-            it = entries.erase(it);
-        } else {
-            ++it;
-        }
+    std::mutex mutex;
+    std::map<std::pair<const Module*, std::string>, Entry> entries;
+
+    static Registry& get() {
+        static Registry registry; // emptied at Python's exit first: see forget_all_references
+        return registry;
     }
+
+    /// Takes out the entries of unloaded modules (all of them when `all`), to be destroyed by
+    /// the caller once the lock is released.
+    std::vector<std::shared_ptr<Ref>> take_expired(bool all) {
+        std::vector<std::shared_ptr<Ref>> out;
+        for (auto it = entries.begin(); it != entries.end();) {
+            if (all || it->second.module.expired()) {
+                out.push_back(std::move(it->second.reference));
+                it = entries.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        return out;
+    }
+};
+
+template <typename Ref>
+std::shared_ptr<Ref> registered(const ModulePtr& module, const std::string& name) {
+    Registry<Ref>& r = Registry<Ref>::get();
+    std::vector<std::shared_ptr<Ref>> expired; // destroyed after the lock is released
+    std::lock_guard<std::mutex> lock(r.mutex);
+    expired = r.take_expired(false);
     auto key = std::make_pair(module.get(), name);
-    auto found = entries.find(key);
-    if (found != entries.end())
+    auto found = r.entries.find(key);
+    if (found != r.entries.end())
         return found->second.reference;
     auto reference = std::make_shared<Ref>(module, name);
-    entries.emplace(key, Entry{module, reference});
+    r.entries.emplace(key, typename Registry<Ref>::Entry{module, reference});
     return reference;
 }
 
+template <typename Ref>
+void forget_all() {
+    Registry<Ref>& r = Registry<Ref>::get();
+    std::vector<std::shared_ptr<Ref>> all;
+    std::lock_guard<std::mutex> lock(r.mutex);
+    all = r.take_expired(true);
+}
+
 } // namespace
+
+void forget_all_references() {
+    forget_all<TextureReference>();
+    forget_all<SurfaceReference>();
+}
 
 std::shared_ptr<TextureReference> TextureReference::of(const ModulePtr& module,
                                                        const std::string& name) {

@@ -168,4 +168,9 @@ private:
     std::unique_ptr<SurfaceObject> object_;
 };
 
+/// Drops the registry's references (their objects, and the arrays and memory they hold) of
+/// every module. Called at interpreter exit (pycuda._textures registers it with atexit), while
+/// the driver and Python can still release them; references held elsewhere stay valid.
+void forget_all_references();
+
 } // namespace pycuda

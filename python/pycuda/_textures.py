@@ -12,12 +12,17 @@ two 32-bit channels (``fp_tex_double``), complex64 as two and complex128 as four
 
 from __future__ import annotations
 
+import atexit
 from typing import Any
 
 import numpy as np
 
 from pycuda import _driver
 from pycuda._enums import address_mode, array3d_flags, array_format, filter_mode
+
+# The references of modules still loaded at exit hold arrays and memory owners: release them
+# while Python and the driver still can (core/texture_reference.hpp, "Lifetime").
+atexit.register(_driver._forget_texture_references)
 
 _FORMATS = {
     np.dtype(np.uint8): array_format.UNSIGNED_INT8,
