@@ -722,3 +722,34 @@ def test_pitch2d_texture_object(ctx):
     dest = np.zeros_like(a)
     mod.get_function("sample")(drv.Out(dest), np.uint64(tex.handle), np.int32(w), block=(w, h, 1))
     np.testing.assert_array_equal(dest, a)
+
+
+def test_forgetting_references_needs_no_driver():
+    from pycuda import _driver
+
+    _driver._forget_texture_references()  # nothing registered: a no-op
+
+
+@gpu
+def test_exit_with_bound_references_is_clean(ctx, tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "bound_at_exit.py"
+    script.write_text(
+        "import numpy as np\n"
+        "import pycuda.autoinit\n"
+        "import pycuda.driver as drv\n"
+        "from pycuda.compiler import SourceModule\n"
+        "mod = SourceModule('texture<float, 2> t;\\nsurface<void, 2> s;\\n')\n"
+        "drv.matrix_to_texref(np.ones((4, 4), np.float32), mod.get_texref('t'), order='C')\n"
+        "mod.get_surfref('s').set_array(drv.np_to_array(np.ones((4, 4), np.float32), 'C',\n"
+        "                                               allowSurfaceBind=True))\n"
+        "print('bound')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "bound"
+    assert "leak" not in result.stderr and "Error" not in result.stderr, result.stderr
