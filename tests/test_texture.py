@@ -675,8 +675,8 @@ def test_texture_and_surface_objects(ctx):
     tex = drv.TextureObject.from_array(
         drv.matrix_to_array(a, "C"), address_mode=drv.address_mode.CLAMP
     )
-    b_gpu = to_gpu(b)
-    lin = drv.TextureObject.from_linear(b_gpu.gpudata, b.nbytes, drv.array_format.FLOAT)
+    b_dev = drv.to_device(b)  # cuMemAlloc'd: aligned as textures need
+    lin = drv.TextureObject.from_linear(b_dev, b.nbytes, drv.array_format.FLOAT)
     out_ary = _surface_array((w, h, 0))
     surf = drv.SurfaceObject(out_ary)
     assert tex.handle != 0 and surf.handle != 0 and lin.handle != 0
