@@ -305,8 +305,8 @@ void check_texrefs(PyObject* texrefs) {
         else if (nb::isinstance<SurfaceReference>(item))
             nb::cast<const SurfaceReference&>(item).require_bound("texrefs");
         else
-            throw nb::type_error(("texrefs= takes TextureReference and SurfaceReference "
-                                  "objects, got " +
+            throw nb::type_error(("texrefs= takes texture and surface references "
+                                  "(TextureReference, SurfaceReference), got " +
                                   std::string(nb::type_name(item.type()).c_str()))
                                      .c_str());
     }
