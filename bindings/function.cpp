@@ -2,6 +2,7 @@
 #include "bindings/arg_packer.hpp"
 #include "bindings/pointer.hpp"
 #include "bindings/stream.hpp"
+#include "bindings/texture.hpp"
 
 #include "core/error.hpp"
 #include "core/event.hpp"
@@ -68,17 +69,10 @@ unsigned shared_bytes(PyObject* obj) {
     return static_cast<unsigned>(v);
 }
 
+// texrefs=: references are bound eagerly into their modules (core/texture_reference.hpp), so
+// the launch only checks that each one listed is bound.
 void reject_texrefs(PyObject* texrefs) {
-    if (texrefs == nullptr || texrefs == Py_None)
-        return;
-    Py_ssize_t n = PyObject_Length(texrefs);
-    if (n < 0)
-        throw nb::python_error();
-    if (n > 0)
-        throw nb::type_error(
-            "texrefs=: texture references are not bound through kernel calls here; bind them "
-            "with TextureReference.set_array/set_address (pycuda's texture module turns them "
-            "into texture objects) and pass texrefs=[]");
+    check_texrefs(texrefs);
 }
 
 /// Interned keyword names, compared by pointer first.

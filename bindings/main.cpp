@@ -18,6 +18,9 @@ void bind_nvrtc(nb::module_& m);
 void bind_compile_cache(nb::module_& m);
 void bind_profiler(nb::module_& m);
 void bind_dlpack(nb::module_& m);
+void bind_array(nb::module_& m);
+void bind_memcpy_2d3d(nb::module_& m);
+void bind_texture(nb::module_& m);
 } // namespace pycuda::bindings
 
 NB_MODULE(_driver, m) {
@@ -39,4 +42,7 @@ NB_MODULE(_driver, m) {
     bind_compile_cache(m);
     bind_profiler(m);
     bind_dlpack(m);
+    bind_array(m);
+    bind_memcpy_2d3d(m);
+    bind_texture(m);
 }

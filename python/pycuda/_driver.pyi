@@ -550,6 +550,16 @@ class Module:
     @property
     def handle(self) -> int: ...
 
+    def get_texref(self, name: str) -> TextureReference:
+        """
+        The TextureReference of the file-scope declaration `texture<...> name;`.
+        """
+
+    def get_surfref(self, name: str) -> SurfaceReference:
+        """
+        The SurfaceReference of the file-scope declaration `surface<void, dim> name;`.
+        """
+
 def module_from_file(filename: str) -> Module:
     """Load a cubin, PTX or fatbin file as a Module."""
 
@@ -612,6 +622,9 @@ class Function:
     prepared_async_call: types.MethodDescriptorType = ...
 
     prepared_timed_call: types.MethodDescriptorType = ...
+
+    def param_set_texref(self, texref: object) -> None:
+        """Check that `texref` is bound (its object is already in its module)."""
 
 class Linker:
     """
@@ -693,3 +706,603 @@ def initialize_profiler(config_file: str, output_file: str, output_mode: int) ->
     """
     Removed from CUDA 12: always raises, pointing to Nsight Systems / Nsight Compute.
     """
+
+class ArrayDescriptor:
+    """
+    Shape and texel type of a 1D or 2D Array (height 0 means 1D).
+
+        d = pycuda.driver.ArrayDescriptor()
+        d.width, d.height = 64, 32
+        d.format = pycuda.driver.array_format.FLOAT
+        d.num_channels = 1
+        ary = pycuda.driver.Array(d)
+    """
+
+    def __init__(self) -> None: ...
+
+    @property
+    def format(self) -> int: ...
+
+    @format.setter
+    def format(self, arg: int, /) -> None: ...
+
+    @property
+    def num_channels(self) -> int: ...
+
+    @num_channels.setter
+    def num_channels(self, arg: int, /) -> None: ...
+
+    @property
+    def width(self) -> int: ...
+
+    @width.setter
+    def width(self, arg: int, /) -> None: ...
+
+    @property
+    def height(self) -> int: ...
+
+    @height.setter
+    def height(self, arg: int, /) -> None: ...
+
+class ArrayDescriptor3D:
+    """
+    Shape, texel type and flags (array3d_flags: LAYERED, SURFACE_LDST, CUBEMAP) of an Array of up to three dimensions (height/depth 0 for fewer).
+    """
+
+    def __init__(self) -> None: ...
+
+    @property
+    def format(self) -> int: ...
+
+    @format.setter
+    def format(self, arg: int, /) -> None: ...
+
+    @property
+    def num_channels(self) -> int: ...
+
+    @num_channels.setter
+    def num_channels(self, arg: int, /) -> None: ...
+
+    @property
+    def width(self) -> int: ...
+
+    @width.setter
+    def width(self, arg: int, /) -> None: ...
+
+    @property
+    def height(self) -> int: ...
+
+    @height.setter
+    def height(self, arg: int, /) -> None: ...
+
+    @property
+    def depth(self) -> int: ...
+
+    @depth.setter
+    def depth(self, arg: int, /) -> None: ...
+
+    @property
+    def flags(self) -> int: ...
+
+    @flags.setter
+    def flags(self, arg: int, /) -> None: ...
+
+class Array:
+    """
+    A CUDA array, for textures and surfaces.
+
+        ary = pycuda.driver.Array(descriptor)  # ArrayDescriptor[3D]
+        pycuda.driver.memcpy_htoa(ary, 0, host_data)  # 1D arrays
+    """
+
+    @overload
+    def __init__(self, descriptor: ArrayDescriptor) -> None: ...
+
+    @overload
+    def __init__(self, descriptor: ArrayDescriptor3D) -> None: ...
+
+    def free(self) -> None:
+        """Free the array now (else it goes with its last user)."""
+
+    def get_descriptor(self) -> ArrayDescriptor: ...
+
+    def get_descriptor_3d(self) -> ArrayDescriptor3D: ...
+
+    @property
+    def handle(self) -> int: ...
+
+def memcpy_htoa(ary: Array, index: int, src: object) -> None:
+    """Copy the host buffer `src` into `ary` from byte `index` on."""
+
+def py_memcpy_htoa(ary: Array, index: int, src: object) -> None:
+    """Copy the host buffer `src` into `ary` from byte `index` on."""
+
+def memcpy_atoh(dest: object, ary: Array, index: int) -> None:
+    """Fill the host buffer `dest` from `ary`, from byte `index` on."""
+
+def py_memcpy_atoh(dest: object, ary: Array, index: int) -> None:
+    """Fill the host buffer `dest` from `ary`, from byte `index` on."""
+
+def memcpy_dtoa(ary: Array, index: int, src: object, len: int) -> None: ...
+
+def memcpy_atod(dest: object, ary: Array, index: int, len: int) -> None: ...
+
+def memcpy_atoa(dest: Array, dest_index: int, src: Array, src_index: int, len: int) -> None: ...
+
+class Memcpy2D:
+    """
+    A 2D copy between host memory, device memory and arrays.
+
+        copy = pycuda.driver.Memcpy2D()
+        copy.set_src_host(a)  # a C-contiguous (rows, cols) numpy array
+        copy.set_dst_device(dev); copy.dst_pitch = pitch
+        copy.src_pitch = copy.width_in_bytes = a.strides[0]
+        copy.height = a.shape[0]
+        copy(aligned=True)  # or copy(stream)
+    """
+
+    def __init__(self) -> None: ...
+
+    @property
+    def src_x_in_bytes(self) -> int: ...
+
+    @src_x_in_bytes.setter
+    def src_x_in_bytes(self, arg: int, /) -> None: ...
+
+    @property
+    def src_y(self) -> int: ...
+
+    @src_y.setter
+    def src_y(self, arg: int, /) -> None: ...
+
+    @property
+    def src_pitch(self) -> int: ...
+
+    @src_pitch.setter
+    def src_pitch(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_x_in_bytes(self) -> int: ...
+
+    @dst_x_in_bytes.setter
+    def dst_x_in_bytes(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_y(self) -> int: ...
+
+    @dst_y.setter
+    def dst_y(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_pitch(self) -> int: ...
+
+    @dst_pitch.setter
+    def dst_pitch(self, arg: int, /) -> None: ...
+
+    @property
+    def width_in_bytes(self) -> int: ...
+
+    @width_in_bytes.setter
+    def width_in_bytes(self, arg: int, /) -> None: ...
+
+    @property
+    def height(self) -> int: ...
+
+    @height.setter
+    def height(self, arg: int, /) -> None: ...
+
+    def set_src_host(self, buffer: object) -> None:
+        """Host memory (a buffer, held by this object)."""
+
+    def set_src_device(self, ptr: object) -> None: ...
+
+    def set_src_unified(self, ptr: object) -> None:
+        """Managed (unified) memory, by its address."""
+
+    def set_src_array(self, ary: Array) -> None: ...
+
+    def set_dst_host(self, buffer: object) -> None:
+        """Host memory (a buffer, held by this object)."""
+
+    def set_dst_device(self, ptr: object) -> None: ...
+
+    def set_dst_unified(self, ptr: object) -> None:
+        """Managed (unified) memory, by its address."""
+
+    def set_dst_array(self, ary: Array) -> None: ...
+
+    @property
+    def src_memory_type(self) -> int: ...
+
+    @property
+    def dst_memory_type(self) -> int: ...
+
+    @overload
+    def __call__(self, aligned: bool = False) -> None:
+        """Copy now: cuMemcpy2D when aligned, else cuMemcpy2DUnaligned."""
+
+    @overload
+    def __call__(self, stream: object) -> None:
+        """
+        Copy on `stream`. From page-locked memory the copy runs later: this object holds the buffer, so keep it alive until the stream has reached the copy.
+        """
+
+class Memcpy3D:
+    """
+    A 3D copy between host memory, device memory and arrays: as Memcpy2D, plus src_z, src_lod, src_height (rows per slice), the same for dst, and depth.
+    """
+
+    def __init__(self) -> None: ...
+
+    @property
+    def src_x_in_bytes(self) -> int: ...
+
+    @src_x_in_bytes.setter
+    def src_x_in_bytes(self, arg: int, /) -> None: ...
+
+    @property
+    def src_y(self) -> int: ...
+
+    @src_y.setter
+    def src_y(self, arg: int, /) -> None: ...
+
+    @property
+    def src_z(self) -> int: ...
+
+    @src_z.setter
+    def src_z(self, arg: int, /) -> None: ...
+
+    @property
+    def src_lod(self) -> int: ...
+
+    @src_lod.setter
+    def src_lod(self, arg: int, /) -> None: ...
+
+    @property
+    def src_pitch(self) -> int: ...
+
+    @src_pitch.setter
+    def src_pitch(self, arg: int, /) -> None: ...
+
+    @property
+    def src_height(self) -> int: ...
+
+    @src_height.setter
+    def src_height(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_x_in_bytes(self) -> int: ...
+
+    @dst_x_in_bytes.setter
+    def dst_x_in_bytes(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_y(self) -> int: ...
+
+    @dst_y.setter
+    def dst_y(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_z(self) -> int: ...
+
+    @dst_z.setter
+    def dst_z(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_lod(self) -> int: ...
+
+    @dst_lod.setter
+    def dst_lod(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_pitch(self) -> int: ...
+
+    @dst_pitch.setter
+    def dst_pitch(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_height(self) -> int: ...
+
+    @dst_height.setter
+    def dst_height(self, arg: int, /) -> None: ...
+
+    @property
+    def width_in_bytes(self) -> int: ...
+
+    @width_in_bytes.setter
+    def width_in_bytes(self, arg: int, /) -> None: ...
+
+    @property
+    def height(self) -> int: ...
+
+    @height.setter
+    def height(self, arg: int, /) -> None: ...
+
+    @property
+    def depth(self) -> int: ...
+
+    @depth.setter
+    def depth(self, arg: int, /) -> None: ...
+
+    def set_src_host(self, buffer: object) -> None:
+        """Host memory (a buffer, held by this object)."""
+
+    def set_src_device(self, ptr: object) -> None: ...
+
+    def set_src_unified(self, ptr: object) -> None:
+        """Managed (unified) memory, by its address."""
+
+    def set_src_array(self, ary: Array) -> None: ...
+
+    def set_dst_host(self, buffer: object) -> None:
+        """Host memory (a buffer, held by this object)."""
+
+    def set_dst_device(self, ptr: object) -> None: ...
+
+    def set_dst_unified(self, ptr: object) -> None:
+        """Managed (unified) memory, by its address."""
+
+    def set_dst_array(self, ary: Array) -> None: ...
+
+    @property
+    def src_memory_type(self) -> int: ...
+
+    @property
+    def dst_memory_type(self) -> int: ...
+
+    def __call__(self, stream: object | None = None) -> None:
+        """Copy now, or on `stream`."""
+
+class Memcpy3DPeer:
+    """
+    A 3D copy between host memory, device memory and arrays: as Memcpy2D, plus src_z, src_lod, src_height (rows per slice), the same for dst, and depth.
+    """
+
+    def __init__(self) -> None: ...
+
+    @property
+    def src_x_in_bytes(self) -> int: ...
+
+    @src_x_in_bytes.setter
+    def src_x_in_bytes(self, arg: int, /) -> None: ...
+
+    @property
+    def src_y(self) -> int: ...
+
+    @src_y.setter
+    def src_y(self, arg: int, /) -> None: ...
+
+    @property
+    def src_z(self) -> int: ...
+
+    @src_z.setter
+    def src_z(self, arg: int, /) -> None: ...
+
+    @property
+    def src_lod(self) -> int: ...
+
+    @src_lod.setter
+    def src_lod(self, arg: int, /) -> None: ...
+
+    @property
+    def src_pitch(self) -> int: ...
+
+    @src_pitch.setter
+    def src_pitch(self, arg: int, /) -> None: ...
+
+    @property
+    def src_height(self) -> int: ...
+
+    @src_height.setter
+    def src_height(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_x_in_bytes(self) -> int: ...
+
+    @dst_x_in_bytes.setter
+    def dst_x_in_bytes(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_y(self) -> int: ...
+
+    @dst_y.setter
+    def dst_y(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_z(self) -> int: ...
+
+    @dst_z.setter
+    def dst_z(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_lod(self) -> int: ...
+
+    @dst_lod.setter
+    def dst_lod(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_pitch(self) -> int: ...
+
+    @dst_pitch.setter
+    def dst_pitch(self, arg: int, /) -> None: ...
+
+    @property
+    def dst_height(self) -> int: ...
+
+    @dst_height.setter
+    def dst_height(self, arg: int, /) -> None: ...
+
+    @property
+    def width_in_bytes(self) -> int: ...
+
+    @width_in_bytes.setter
+    def width_in_bytes(self, arg: int, /) -> None: ...
+
+    @property
+    def height(self) -> int: ...
+
+    @height.setter
+    def height(self, arg: int, /) -> None: ...
+
+    @property
+    def depth(self) -> int: ...
+
+    @depth.setter
+    def depth(self, arg: int, /) -> None: ...
+
+    def set_src_host(self, buffer: object) -> None:
+        """Host memory (a buffer, held by this object)."""
+
+    def set_src_device(self, ptr: object) -> None: ...
+
+    def set_src_unified(self, ptr: object) -> None:
+        """Managed (unified) memory, by its address."""
+
+    def set_src_array(self, ary: Array) -> None: ...
+
+    def set_dst_host(self, buffer: object) -> None:
+        """Host memory (a buffer, held by this object)."""
+
+    def set_dst_device(self, ptr: object) -> None: ...
+
+    def set_dst_unified(self, ptr: object) -> None:
+        """Managed (unified) memory, by its address."""
+
+    def set_dst_array(self, ary: Array) -> None: ...
+
+    @property
+    def src_memory_type(self) -> int: ...
+
+    @property
+    def dst_memory_type(self) -> int: ...
+
+    def set_src_context(self, ctx: Context) -> None: ...
+
+    def set_dst_context(self, ctx: Context) -> None: ...
+
+    def __call__(self, stream: object | None = None) -> None:
+        """Copy now, or on `stream`."""
+
+class TextureReference:
+    """
+    A texture reference: `texture<float, 2> tex;` in a SourceModule source, from
+    Module.get_texref('tex'); or TextureReference() as a holder of settings. Setters take
+    effect at once (a texture object is made and its handle written to the module).
+
+        tex = mod.get_texref('tex')
+        pycuda.driver.matrix_to_texref(a, tex, order='C')
+        tex.set_filter_mode(pycuda.driver.filter_mode.LINEAR)
+        kernel(dest, block=(16, 16, 1), texrefs=[tex])
+    """
+
+    def __init__(self) -> None: ...
+
+    def set_array(self, array: Array) -> None:
+        """Bind an Array (its format replaces the reference's)."""
+
+    def set_address(self, devptr: object, bytes: int, allow_offset: bool = False) -> int:
+        """
+        Bind linear memory; returns the byte offset from the texture alignment (an error unless allow_offset).
+        """
+
+    def set_address_2d(self, devptr: object, descr: ArrayDescriptor, pitch: int) -> None:
+        """Bind pitched 2D memory described by an ArrayDescriptor."""
+
+    def set_format(self, format: int, num_components: int) -> None: ...
+
+    def set_address_mode(self, dim: int, mode: int) -> None: ...
+
+    def set_filter_mode(self, mode: int) -> None: ...
+
+    def set_flags(self, flags: int) -> None:
+        """TRSF_READ_AS_INTEGER, TRSF_NORMALIZED_COORDINATES, TRSF_SRGB, ..."""
+
+    def set_border_color(self, color: Sequence[float]) -> None:
+        """RGBA read outside the texture in address_mode.BORDER."""
+
+    def get_address(self) -> int: ...
+
+    def get_array(self) -> Array: ...
+
+    def get_address_mode(self, dim: int) -> int: ...
+
+    def get_filter_mode(self) -> int: ...
+
+    def get_format(self) -> tuple[int, int]: ...
+
+    def get_flags(self) -> int: ...
+
+    def get_border_color(self) -> list[float]: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def is_bound(self) -> bool: ...
+
+    @property
+    def object_handle(self) -> int:
+        """The current texture object's handle (0 when none)."""
+
+class SurfaceReference:
+    """
+    A surface reference: `surface<void, 2> surf;` in a source, from Module.get_surfref('surf').
+    """
+
+    def set_array(self, array: Array, flags: int = 0) -> None:
+        """Bind an Array made with array3d_flags.SURFACE_LDST."""
+
+    def get_array(self) -> Array: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def is_bound(self) -> bool: ...
+
+    @property
+    def object_handle(self) -> int: ...
+
+class TextureObject:
+    """
+    A texture object (cudaTextureObject_t), passed to kernels as a 64-bit integer:
+
+        tex = pycuda.driver.TextureObject.from_array(ary, filter_mode=filter_mode.LINEAR)
+        kernel(numpy.uint64(tex.handle), dest, block=(16, 16, 1))
+
+    address_mode is one address_mode for all dimensions or up to three; flags are TRSF_*; it keeps its array or memory alive.
+    """
+
+    @staticmethod
+    def from_array(array: Array, address_mode: object | None = None, filter_mode: int = 0, flags: int = 0, border_color: object | None = None) -> TextureObject: ...
+
+    @staticmethod
+    def from_linear(devptr: object, bytes: int, format: int, num_channels: int = 1, flags: int = 0) -> TextureObject:
+        """A texture over linear memory (read with tex1Dfetch)."""
+
+    @staticmethod
+    def from_pitch2d(devptr: object, width: int, height: int, pitch: int, format: int, num_channels: int = 1, address_mode: object | None = None, filter_mode: int = 0, flags: int = 0, border_color: object | None = None) -> TextureObject:
+        """
+        A texture over pitched 2D memory (width, height in texels; pitch in bytes).
+        """
+
+    @property
+    def handle(self) -> int: ...
+
+    def __int__(self) -> int: ...
+
+    def __index__(self) -> int: ...
+
+class SurfaceObject:
+    """
+    A surface object over an Array made with SURFACE_LDST, passed to kernels as numpy.uint64(surf.handle).
+    """
+
+    def __init__(self, array: Array) -> None: ...
+
+    @property
+    def handle(self) -> int: ...
+
+    def __int__(self) -> int: ...
+
+    def __index__(self) -> int: ...

@@ -17,6 +17,7 @@ from pycuda._driver import *  # noqa: F401 - the extension's names are this modu
 from pycuda._driver import Error
 from pycuda._enums import *  # noqa: F401
 from pycuda._host_memory import *  # noqa: F401
+from pycuda._textures import *  # noqa: F401
 
 
 class CompileError(Error):

@@ -1,4 +1,5 @@
-// pycuda-helpers.hpp: device helpers for kernels: complex atomics and warp shuffles.
+// pycuda-helpers.hpp: device helpers for kernels: complex atomics, warp shuffles, and texture
+// and surface access for double and complex values (fp_tex*, fp_surf*).
 //
 // Compiles with nvcc and NVRTC on CUDA 12 and 13 (the original's version included
 // <surface_functions.h>, which CUDA 13 no longer ships). Device code only.
@@ -6,6 +7,7 @@
 #define PYCUDA_HELPERS_HPP_SEEN
 
 #include "pycuda-complex.hpp"
+#include "pycuda-texref.hpp"
 
 // SourceModule wraps user sources in extern "C" { }; overloads need C++ linkage.
 extern "C++" {
@@ -75,6 +77,73 @@ __device__ inline complex<T> shfl_xor_sync(unsigned mask, complex<T> v, int lane
     return complex<T>(__shfl_xor_sync(mask, v._M_re, lane_mask, width),
                       __shfl_xor_sync(mask, v._M_im, lane_mask, width));
 }
+
+// Textures and surfaces of double and complex values, which texels cannot hold (channels are at
+// most 32 bits): the data is bound as int2 / uint2 / int4 words (GPUArray.bind_to_texref_ext with
+// allow_double_hack / allow_complex_hack, or np_to_array) and put back together here. Declare the
+// texture with the word type: `texture<fp_tex_double, 1, cudaReadModeElementType> tex;`.
+// Surface indices are in elements (CUDA's surf* functions take x in bytes).
+
+__device__ inline float fp_tex_value(float v) { return v; }
+__device__ inline double fp_tex_value(int2 v) { return __hiloint2double(v.y, v.x); }
+__device__ inline complex<float> fp_tex_value(uint2 v) {
+    return complex<float>(__int_as_float(v.x), __int_as_float(v.y));
+}
+__device__ inline complex<double> fp_tex_value(int4 v) {
+    return complex<double>(__hiloint2double(v.y, v.x), __hiloint2double(v.w, v.z));
+}
+
+#define PYCUDA_FP_TEX(name, params, args)                                                          \
+    template <class T, int D, cudaTextureReadMode M>                                               \
+    __device__ inline auto fp_##name(const texref<T, D, M>& tex params)                            \
+        -> decltype(fp_tex_value(T())) {                                                           \
+        return fp_tex_value(name(tex args));                                                       \
+    }
+#define PYCUDA_COMMA ,
+PYCUDA_FP_TEX(tex1Dfetch, PYCUDA_COMMA int i, PYCUDA_COMMA i)
+PYCUDA_FP_TEX(tex1D, PYCUDA_COMMA float x, PYCUDA_COMMA x)
+PYCUDA_FP_TEX(tex2D, PYCUDA_COMMA float x PYCUDA_COMMA float y, PYCUDA_COMMA x PYCUDA_COMMA y)
+PYCUDA_FP_TEX(tex3D, PYCUDA_COMMA float x PYCUDA_COMMA float y PYCUDA_COMMA float z,
+              PYCUDA_COMMA x PYCUDA_COMMA y PYCUDA_COMMA z)
+PYCUDA_FP_TEX(tex2DLayered, PYCUDA_COMMA float x PYCUDA_COMMA float y PYCUDA_COMMA int layer,
+              PYCUDA_COMMA x PYCUDA_COMMA y PYCUDA_COMMA layer)
+#undef PYCUDA_FP_TEX
+
+/// The word a value travels in through a surface, and back.
+__device__ inline float fp_surf_word(float v) { return v; }
+__device__ inline int2 fp_surf_word(double v) {
+    return make_int2(__double2loint(v), __double2hiint(v));
+}
+__device__ inline uint2 fp_surf_word(complex<float> v) {
+    return make_uint2(__float_as_uint(v._M_re), __float_as_uint(v._M_im));
+}
+__device__ inline int4 fp_surf_word(complex<double> v) {
+    return make_int4(__double2loint(v._M_re), __double2hiint(v._M_re), __double2loint(v._M_im),
+                     __double2hiint(v._M_im));
+}
+
+#define PYCUDA_FP_SURF(name, params, first, rest)                                                  \
+    template <class V, int D>                                                                      \
+    __device__ inline void fp_##name##write(V value, const surfref<D>& surf params,                \
+                                            cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) { \
+        auto word = fp_surf_word(value);                                                           \
+        name##write(word, surf, first * int(sizeof(word)) rest, mode);                             \
+    }                                                                                              \
+    template <class V, int D>                                                                      \
+    __device__ inline void fp_##name##read(V* value, const surfref<D>& surf params,                \
+                                           cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {  \
+        decltype(fp_surf_word(V())) word;                                                          \
+        name##read(&word, surf, first * int(sizeof(word)) rest, mode);                             \
+        *value = fp_tex_value(word);                                                               \
+    }
+PYCUDA_FP_SURF(surf1D, PYCUDA_COMMA int i, i, )
+PYCUDA_FP_SURF(surf2D, PYCUDA_COMMA int i PYCUDA_COMMA int j, i, PYCUDA_COMMA j)
+PYCUDA_FP_SURF(surf3D, PYCUDA_COMMA int i PYCUDA_COMMA int j PYCUDA_COMMA int k, i,
+               PYCUDA_COMMA j PYCUDA_COMMA k)
+PYCUDA_FP_SURF(surf2DLayered, PYCUDA_COMMA int i PYCUDA_COMMA int j PYCUDA_COMMA int layer, i,
+               PYCUDA_COMMA j PYCUDA_COMMA layer)
+#undef PYCUDA_FP_SURF
+#undef PYCUDA_COMMA
 
 } // namespace pycuda
 } // extern "C++"
