@@ -167,7 +167,8 @@ class HostDevice:
             source = ak.flat_kernel("pycuda_elwise", out_dtype, operands, expr, p)
             fmt = "P" + "".join(op.arg_char for op in operands) + "q"
         else:
-            source = ak.strided_kernel("pycuda_elwise", out_dtype, operands, expr, p)
+            index = "unsigned int" if kind == "strided32" else "long long"
+            source = ak.strided_kernel("pycuda_elwise", out_dtype, operands, expr, p, index)
             arrays = sum(1 for op in operands if not op.scalar)
             fmt = "P" + "".join(op.arg_char for op in operands) + "q" + "q" * p * (2 + arrays)
         return self.compile(source, "pycuda_elwise", fmt)

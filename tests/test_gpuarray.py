@@ -37,6 +37,8 @@ def _all_kernels(dtype: np.dtype) -> str:
             ops = [ak.Operand(dtype), ak.Operand(dtype, True)]
             source += ak.flat_kernel(f"f{k}_{width}", result, ops, expr, width)
         source += ak.strided_kernel(f"s{k}", result, [ak.Operand(dtype)] * 2, expr, 3)
+        ops = [ak.Operand(dtype), ak.Operand(dtype, True)]
+        source += ak.strided_kernel(f"t{k}", result, ops, expr, 2, "unsigned int")
         k += 1
     for op in UNARY:
         try:
@@ -278,6 +280,15 @@ def test_bad_operands_raise_numpy_errors(recorder):
         a + "text"
 
 
+def test_strided_kernels_split_indices_in_32_bits_below_2_31(recorder, monkeypatch):
+    a = GPUArray((4, 6), np.float32)
+    a[:, ::2] + 1
+    assert recorder.calls[-1][0] == "strided32"
+    monkeypatch.setattr(gpuarray, "_INDEX32_LIMIT", 10)
+    a[:, ::2] + 1
+    assert recorder.calls[-1][0] == "strided"
+
+
 def test_in_place_overlap_copies_first(recorder):
     a = GPUArray((10,), np.float32)
     a += a[::-1]
@@ -472,6 +483,15 @@ def test_astype_every_pair(device, src):
         for dst in DTYPES:
             _compare(ga.astype(dst), a.astype(dst), dst)
             _compare(ga[:, ::-2].astype(dst), a[:, ::-2].astype(dst), dst)
+
+
+def test_64_bit_strided_kernels(device, monkeypatch):
+    monkeypatch.setattr(gpuarray, "_INDEX32_LIMIT", 0)
+    a = np.arange(60.0).reshape(3, 4, 5)
+    ga = gpuarray.to_gpu(a)
+    np.testing.assert_array_equal(
+        (ga[:, ::-2, 1:] * ga[0, :2, :4]).get(), a[:, ::-2, 1:] * a[0, :2, :4]
+    )
 
 
 def test_transfers_with_any_strides(device):

@@ -84,6 +84,8 @@ __all__ = [
 ]
 
 _KERNEL_NAME = "pycuda_elwise"
+# Below this many elements the strided kernels split indices in 32 bits.
+_INDEX32_LIMIT = 2**31
 
 
 def _register_vec_types() -> None:
@@ -124,7 +126,8 @@ def _kernel(kind: str, out_dtype: np.dtype, operands: tuple[Operand, ...], expr:
         source = flat_source(_KERNEL_NAME, out_dtype, operands, expr, p)
         fmt = "P" + "".join(op.arg_char for op in operands) + "q"
     else:
-        source = strided_source(_KERNEL_NAME, out_dtype, operands, expr, p)
+        index = "unsigned int" if kind == "strided32" else "long long"
+        source = strided_source(_KERNEL_NAME, out_dtype, operands, expr, p, index)
         arrays = sum(1 for op in operands if not op.scalar)
         fmt = "P" + "".join(op.arg_char for op in operands) + "q" + "q" * p * (2 + arrays)
     func = SourceModule(source, no_extern_c=True).get_function(_KERNEL_NAME)
@@ -187,7 +190,8 @@ def _elementwise(out: GPUArray, inputs: Sequence[Any], expr: str, stream: Any = 
     args += list(layout.shape)
     for s in layout.strides:
         args += list(s)
-    func = _kernel("strided", out.dtype, ops, expr, layout.ndim)
+    kind = "strided32" if n < _INDEX32_LIMIT else "strided"
+    func = _kernel(kind, out.dtype, ops, expr, layout.ndim)
     _launch(func, n, 1, args, stream)
 
 
