@@ -232,13 +232,13 @@ def test_broadcast_and_strided_operands_take_the_strided_path(recorder):
     out = col + row
     assert out.shape == (5, 7) and out.dtype == np.float64
     kind, _, operands, _, ndim, args = recorder.calls[-1]
-    assert (kind, ndim) == ("strided", 2)
+    assert (kind, ndim) == ("strided32", 2)
     # z, p0, p1, n, d0, d1, zs0, zs1, ps0_0, ps0_1, ps1_0, ps1_1
     assert args[3:] == (35, 5, 7, 56, 8, 8, 0, 0, 4)
     t = GPUArray((4, 6), np.float32).T
     t - 1
     kind, *_rest, args = recorder.calls[-1]
-    assert kind == "strided"
+    assert kind == "strided32"
 
 
 def test_result_dtypes_follow_numpy(recorder):
