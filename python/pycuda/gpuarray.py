@@ -249,7 +249,7 @@ def _host_array(
 ) -> np.ndarray:
     """A new host array of ``shape`` with the given dense, positive ``strides``."""
     nbytes = size_of(shape) * dtype.itemsize
-    if pagelocked:
+    if pagelocked and nbytes:
         buf = drv.pagelocked_empty((nbytes,), np.uint8)
     else:
         buf = np.empty(nbytes, np.uint8)
