@@ -21,8 +21,8 @@ DTYPES = [
     np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
 ]  # fmt: skip
 NAMES = [np.dtype(d).name for d in DTYPES]
-OPS = [op for op in BINARY_OPS if op not in ("maximum", "minimum")]
-UNARY = ("negative", "positive", "absolute", "invert", "conj")
+OPS = list(BINARY_OPS)
+UNARY = ("negative", "positive", "absolute", "invert", "conj", "logical_not")
 
 
 def _all_kernels(dtype: np.dtype) -> str:
@@ -43,6 +43,7 @@ def _all_kernels(dtype: np.dtype) -> str:
     for op in UNARY:
         try:
             result = dtype if op == "conj" else unary_result_dtype(op, dtype)
+            result = np.dtype(bool) if op == "logical_not" else result
         except TypeError:
             continue
         expr = ak.unary_expression(op, dtype, result)
@@ -649,3 +650,26 @@ def test_arange_arguments(device):
         gpuarray.arange(0, 5, 0)
     with pytest.raises(TypeError, match="unexpected"):
         gpuarray.arange(5, bogus=1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.uint16, np.complex128])
+def test_extrema_logical_and_selection(device, dtype):
+    _host_subset(device, dtype)
+    rng = np.random.default_rng(6)
+    a, b = _random((5, 6), dtype, rng), _random((6,), dtype, rng)
+    if np.dtype(dtype).kind in "fc":
+        a[1, 2], b[3] = np.nan, np.nan
+    ga, gb = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _compare(gpuarray.maximum(ga, gb), np.maximum(a, b), dtype)
+        _compare(gpuarray.minimum(ga[:, ::-1], gb), np.minimum(a[:, ::-1], b), dtype)
+        _compare(gpuarray.maximum(3, ga), np.maximum(3, a), dtype)
+        _compare(gpuarray.minimum(ga, 3), np.minimum(a, 3), dtype)
+        _compare(gpuarray.logical_and(ga, gb), np.logical_and(a, b), dtype)
+        _compare(gpuarray.logical_or(ga, 0), np.logical_or(a, 0), dtype)
+        _compare(gpuarray.logical_not(ga.T), np.logical_not(a.T), dtype)
+        _compare(gpuarray.where(ga, gb, 7), np.where(a, b, 7), dtype)
+        if np.dtype(dtype).kind != "c":
+            expected = np.where(a > 0, a, b).astype(np.result_type(a, b))
+            _compare(gpuarray.if_positive(ga, ga, gb), expected, dtype)

@@ -357,6 +357,15 @@ def _binary_c(op: str, dtype: np.dtype) -> str:
         return f"pc_c{op[0]}{'e' if op.endswith('equal') else 't'}(A, B)"
     if kind == "c" and op in ("greater", "greater_equal"):
         return f"pc_c{'le' if op.endswith('equal') else 'lt'}(B, A)"
+    if op in ("maximum", "minimum"):
+        # NumPy's: NaN propagates (A != A), ties keep the first operand, complex by lexicographic
+        # order.
+        cmp = {"maximum": ">=", "minimum": "<="}[op]
+        if kind == "c":
+            first = "pc_cle(B, A)" if op == "maximum" else "pc_cle(A, B)"
+        else:
+            first = f"(A {cmp} B)"
+        return f"(({first} || A != A) ? A : B)"
     if op == "floor_divide":
         return "pc_floordiv_int(A, B)" if kind in "iu" else "pc_floordiv_f(A, B)"
     if op == "remainder":
@@ -400,6 +409,8 @@ def unary_expression(op: str, operand: np.dtype, out: np.dtype) -> str:
         body = f"conj({a})" if kind == "c" else a
     elif op == "real":
         body = f"{a}.real()" if kind == "c" else a
+    elif op == "logical_not":
+        body = f"(!pc_cast<bool>({a}))"
     elif op == "imag":
         body = f"{a}.imag()"
     else:
