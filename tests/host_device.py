@@ -9,6 +9,7 @@ accesses and the strided index arithmetic all run as on the GPU. Device memory i
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import hashlib
 import os
@@ -135,6 +136,7 @@ class HostDevice:
         """A directory with the helpers as a precompiled header (made once per session)."""
         if not _WORKDIR:
             workdir = tempfile.mkdtemp(prefix="pycuda-host-device-")
+            atexit.register(shutil.rmtree, workdir, True)
             header = os.path.join(workdir, "pc_helpers.hpp")
             with open(header, "w") as f:
                 f.write(HEADER + ak.HELPERS.replace("#pragma nv_diag_suppress 186", ""))
