@@ -9,6 +9,7 @@ accesses and the strided index arithmetic all run as on the GPU. Device memory i
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import hashlib
 import os
@@ -135,6 +136,7 @@ class HostDevice:
         """A directory with the helpers as a precompiled header (made once per session)."""
         if not _WORKDIR:
             workdir = tempfile.mkdtemp(prefix="pycuda-host-device-")
+            atexit.register(shutil.rmtree, workdir, True)
             header = os.path.join(workdir, "pc_helpers.hpp")
             with open(header, "w") as f:
                 f.write(HEADER + ak.HELPERS.replace("#pragma nv_diag_suppress 186", ""))
@@ -167,7 +169,8 @@ class HostDevice:
             source = ak.flat_kernel("pycuda_elwise", out_dtype, operands, expr, p)
             fmt = "P" + "".join(op.arg_char for op in operands) + "q"
         else:
-            source = ak.strided_kernel("pycuda_elwise", out_dtype, operands, expr, p)
+            index = "unsigned int" if kind == "strided32" else "long long"
+            source = ak.strided_kernel("pycuda_elwise", out_dtype, operands, expr, p, index)
             arrays = sum(1 for op in operands if not op.scalar)
             fmt = "P" + "".join(op.arg_char for op in operands) + "q" + "q" * p * (2 + arrays)
         return self.compile(source, "pycuda_elwise", fmt)

@@ -21,8 +21,8 @@ DTYPES = [
     np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
 ]  # fmt: skip
 NAMES = [np.dtype(d).name for d in DTYPES]
-OPS = [op for op in BINARY_OPS if op not in ("maximum", "minimum")]
-UNARY = ("negative", "positive", "absolute", "invert", "conj")
+OPS = list(BINARY_OPS)
+UNARY = ("negative", "positive", "absolute", "invert", "conj", "logical_not")
 
 
 def _all_kernels(dtype: np.dtype) -> str:
@@ -37,10 +37,13 @@ def _all_kernels(dtype: np.dtype) -> str:
             ops = [ak.Operand(dtype), ak.Operand(dtype, True)]
             source += ak.flat_kernel(f"f{k}_{width}", result, ops, expr, width)
         source += ak.strided_kernel(f"s{k}", result, [ak.Operand(dtype)] * 2, expr, 3)
+        ops = [ak.Operand(dtype), ak.Operand(dtype, True)]
+        source += ak.strided_kernel(f"t{k}", result, ops, expr, 2, "unsigned int")
         k += 1
     for op in UNARY:
         try:
             result = dtype if op == "conj" else unary_result_dtype(op, dtype)
+            result = np.dtype(bool) if op == "logical_not" else result
         except TypeError:
             continue
         expr = ak.unary_expression(op, dtype, result)
@@ -230,13 +233,13 @@ def test_broadcast_and_strided_operands_take_the_strided_path(recorder):
     out = col + row
     assert out.shape == (5, 7) and out.dtype == np.float64
     kind, _, operands, _, ndim, args = recorder.calls[-1]
-    assert (kind, ndim) == ("strided", 2)
+    assert (kind, ndim) == ("strided32", 2)
     # z, p0, p1, n, d0, d1, zs0, zs1, ps0_0, ps0_1, ps1_0, ps1_1
     assert args[3:] == (35, 5, 7, 56, 8, 8, 0, 0, 4)
     t = GPUArray((4, 6), np.float32).T
     t - 1
     kind, *_rest, args = recorder.calls[-1]
-    assert kind == "strided"
+    assert kind == "strided32"
 
 
 def test_result_dtypes_follow_numpy(recorder):
@@ -276,6 +279,15 @@ def test_bad_operands_raise_numpy_errors(recorder):
         GPUArray((2,), np.int8) + 1000
     with pytest.raises(TypeError):
         a + "text"
+
+
+def test_strided_kernels_split_indices_in_32_bits_below_2_31(recorder, monkeypatch):
+    a = GPUArray((4, 6), np.float32)
+    a[:, ::2] + 1
+    assert recorder.calls[-1][0] == "strided32"
+    monkeypatch.setattr(gpuarray, "_INDEX32_LIMIT", 10)
+    a[:, ::2] + 1
+    assert recorder.calls[-1][0] == "strided"
 
 
 def test_in_place_overlap_copies_first(recorder):
@@ -474,6 +486,15 @@ def test_astype_every_pair(device, src):
             _compare(ga[:, ::-2].astype(dst), a[:, ::-2].astype(dst), dst)
 
 
+def test_64_bit_strided_kernels(device, monkeypatch):
+    monkeypatch.setattr(gpuarray, "_INDEX32_LIMIT", 0)
+    a = np.arange(60.0).reshape(3, 4, 5)
+    ga = gpuarray.to_gpu(a)
+    np.testing.assert_array_equal(
+        (ga[:, ::-2, 1:] * ga[0, :2, :4]).get(), a[:, ::-2, 1:] * a[0, :2, :4]
+    )
+
+
 def test_transfers_with_any_strides(device):
     rng = np.random.default_rng(4)
     a = rng.standard_normal((6, 8, 4))
@@ -629,3 +650,26 @@ def test_arange_arguments(device):
         gpuarray.arange(0, 5, 0)
     with pytest.raises(TypeError, match="unexpected"):
         gpuarray.arange(5, bogus=1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.uint16, np.complex128])
+def test_extrema_logical_and_selection(device, dtype):
+    _host_subset(device, dtype)
+    rng = np.random.default_rng(6)
+    a, b = _random((5, 6), dtype, rng), _random((6,), dtype, rng)
+    if np.dtype(dtype).kind in "fc":
+        a[1, 2], b[3] = np.nan, np.nan
+    ga, gb = gpuarray.to_gpu(a), gpuarray.to_gpu(b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _compare(gpuarray.maximum(ga, gb), np.maximum(a, b), dtype)
+        _compare(gpuarray.minimum(ga[:, ::-1], gb), np.minimum(a[:, ::-1], b), dtype)
+        _compare(gpuarray.maximum(3, ga), np.maximum(3, a), dtype)
+        _compare(gpuarray.minimum(ga, 3), np.minimum(a, 3), dtype)
+        _compare(gpuarray.logical_and(ga, gb), np.logical_and(a, b), dtype)
+        _compare(gpuarray.logical_or(ga, 0), np.logical_or(a, 0), dtype)
+        _compare(gpuarray.logical_not(ga.T), np.logical_not(a.T), dtype)
+        _compare(gpuarray.where(ga, gb, 7), np.where(a, b, 7), dtype)
+        if np.dtype(dtype).kind != "c":
+            expected = np.where(a > 0, a, b).astype(np.result_type(a, b))
+            _compare(gpuarray.if_positive(ga, ga, gb), expected, dtype)

@@ -39,7 +39,7 @@ from pycuda._broadcast import (
     shape_text,
 )
 from pycuda._c_types import dtype_to_ctype
-from pycuda._dtype_rules import binary_op_dtypes, unary_result_dtype
+from pycuda._dtype_rules import binary_op_dtypes, promote, unary_result_dtype
 from pycuda._indexing import index_plan
 from pycuda._kernel_layout import kernel_layout, vector_width
 from pycuda._launch_config import splay as _splay
@@ -71,6 +71,12 @@ __all__ = [
     "arange",
     "empty",
     "empty_like",
+    "if_positive",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "maximum",
+    "minimum",
     "ones",
     "ones_like",
     "reshape",
@@ -79,11 +85,14 @@ __all__ = [
     "to_gpu_async",
     "transpose",
     "vec",
+    "where",
     "zeros",
     "zeros_like",
 ]
 
 _KERNEL_NAME = "pycuda_elwise"
+# Below this many elements the strided kernels split indices in 32 bits.
+_INDEX32_LIMIT = 2**31
 
 
 def _register_vec_types() -> None:
@@ -124,7 +133,8 @@ def _kernel(kind: str, out_dtype: np.dtype, operands: tuple[Operand, ...], expr:
         source = flat_source(_KERNEL_NAME, out_dtype, operands, expr, p)
         fmt = "P" + "".join(op.arg_char for op in operands) + "q"
     else:
-        source = strided_source(_KERNEL_NAME, out_dtype, operands, expr, p)
+        index = "unsigned int" if kind == "strided32" else "long long"
+        source = strided_source(_KERNEL_NAME, out_dtype, operands, expr, p, index)
         arrays = sum(1 for op in operands if not op.scalar)
         fmt = "P" + "".join(op.arg_char for op in operands) + "q" + "q" * p * (2 + arrays)
     func = SourceModule(source, no_extern_c=True).get_function(_KERNEL_NAME)
@@ -187,7 +197,8 @@ def _elementwise(out: GPUArray, inputs: Sequence[Any], expr: str, stream: Any = 
     args += list(layout.shape)
     for s in layout.strides:
         args += list(s)
-    func = _kernel("strided", out.dtype, ops, expr, layout.ndim)
+    kind = "strided32" if n < _INDEX32_LIMIT else "strided"
+    func = _kernel(kind, out.dtype, ops, expr, layout.ndim)
     _launch(func, n, 1, args, stream)
 
 
@@ -245,7 +256,7 @@ def _host_array(
 ) -> np.ndarray:
     """A new host array of ``shape`` with the given dense, positive ``strides``."""
     nbytes = size_of(shape) * dtype.itemsize
-    if pagelocked:
+    if pagelocked and nbytes:
         buf = drv.pagelocked_empty((nbytes,), np.uint8)
     else:
         buf = np.empty(nbytes, np.uint8)
@@ -1076,6 +1087,84 @@ def arange(*args: Any, **kwargs: Any) -> GPUArray:
     if stream is None:
         return to_gpu(host, allocator)
     return to_gpu_async(host, allocator, stream)
+
+
+def _binary_function(op: str, a: Any, b: Any, out: Any, stream: Any, body: str | None = None):
+    if isinstance(a, GPUArray):
+        return a._binary(op, b, out=out, stream=stream, body=body)
+    if isinstance(b, GPUArray):
+        return b._binary(op, a, reflected=True, out=out, stream=stream, body=body)
+    raise TypeError(f"{op}: at least one argument must be a GPUArray")
+
+
+def maximum(a: Any, b: Any, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
+    """The element-wise maximum (NumPy's: NaN propagates); either argument may be a scalar."""
+    return _binary_function("maximum", a, b, out, stream)
+
+
+def minimum(a: Any, b: Any, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
+    """The element-wise minimum (NumPy's: NaN propagates); either argument may be a scalar."""
+    return _binary_function("minimum", a, b, out, stream)
+
+
+def logical_and(x1: Any, x2: Any, /, out: GPUArray | None = None, *, allocator: Any = None):
+    """Element-wise ``x1 and x2`` as a bool array."""
+    return _binary_function("equal", x1, x2, out, None, "(pc_cast<bool>(A) && pc_cast<bool>(B))")
+
+
+def logical_or(x1: Any, x2: Any, /, out: GPUArray | None = None, *, allocator: Any = None):
+    """Element-wise ``x1 or x2`` as a bool array."""
+    return _binary_function("equal", x1, x2, out, None, "(pc_cast<bool>(A) || pc_cast<bool>(B))")
+
+
+def logical_not(x: GPUArray, /, out: GPUArray | None = None, *, allocator: Any = None):
+    """Element-wise ``not x`` as a bool array."""
+    if not isinstance(x, GPUArray):
+        raise TypeError(f"logical_not takes a GPUArray, got {type(x).__name__}")
+    return x._unary("logical_not", np.dtype(np.bool_), out)
+
+
+def _select(
+    condition: str, criterion: GPUArray, then_: Any, else_: Any, out: Any, stream: Any
+) -> GPUArray:
+    if not isinstance(criterion, GPUArray):
+        raise TypeError(f"the criterion must be a GPUArray, got {type(criterion).__name__}")
+    operands = [criterion, then_, else_]
+    shapes = [x.shape for x in operands if isinstance(x, GPUArray)]
+    shape = broadcast_shapes(*shapes)
+    values = [x.dtype if isinstance(x, (GPUArray, np.generic)) else x for x in (then_, else_)]
+    dtype = promote(values[0], values[1])
+    if out is None:
+        out = GPUArray(shape, dtype, criterion.allocator)
+    else:
+        _check_out(out, shape, dtype, "where")
+    inputs: list[Any] = []
+    for x in operands:
+        if isinstance(x, GPUArray):
+            inputs.append(x.copy(stream) if _overlaps(out, x) else x)
+        else:
+            inputs.append((x, dtype))
+    t = dtype_to_ctype(dtype)
+    c = condition.format(x=f"pc_cast<{compute_ctype(criterion.dtype)}>(x0)")
+    expr = f"({c} ? pc_cast<{t}>(x1) : pc_cast<{t}>(x2))"
+    _elementwise(out, inputs, expr, stream)
+    return out
+
+
+def where(
+    criterion: GPUArray, then_: Any, else_: Any, out: GPUArray | None = None, stream: Any = None
+) -> GPUArray:
+    """``then_`` where ``criterion`` is nonzero, else ``else_`` (arrays broadcast, or scalars)."""
+    return _select("pc_cast<bool>({x})", criterion, then_, else_, out, stream)
+
+
+def if_positive(
+    criterion: GPUArray, then_: Any, else_: Any, out: GPUArray | None = None, stream: Any = None
+) -> GPUArray:
+    """``then_`` where ``criterion > 0``, else ``else_`` (arrays broadcast, or scalars)."""
+    if criterion.dtype.kind == "c":
+        raise TypeError("if_positive: complex criteria have no order")
+    return _select("({x} > 0)", criterion, then_, else_, out, stream)
 
 
 def transpose(a: GPUArray, axes: Any = None) -> GPUArray:
