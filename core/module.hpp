@@ -23,7 +23,9 @@ struct JitLog {
 using JitOption = std::pair<CUjit_option, void*>;
 
 /// A loaded module in the context current at load time; unloaded in that context.
-class Module {
+/// enable_shared_from_this: nanobind then hands C++ the module's own shared_ptr (not a new one
+/// owning the Python object), so weak references to a module (texture references) stay valid.
+class Module : public std::enable_shared_from_this<Module> {
 public:
     /// cuModuleLoad of a cubin, PTX or fatbin file.
     static std::shared_ptr<Module> from_file(const std::string& filename);
