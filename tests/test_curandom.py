@@ -891,7 +891,8 @@ def test_generator_poisson(ctx, cls, lam):
     assert k.dtype == np.uint32
     k = k.astype(np.float64)
     if cls in QUASI:  # stratified draws: moments close, but not to a sampling error
-        assert abs(k.mean() / lam - 1) < 3e-2 and abs(k.var() / lam - 1) < 1e-1
+        # Stratified to about 1/DRAWS (Sobol32 at lam=4 was 3.9% off on an H200).
+        assert abs(k.mean() / lam - 1) < 2.0 / DRAWS and abs(k.var() / lam - 1) < 1e-1
         return
     if lam >= 64:  # cuRAND approximates here (gamma-based, or normal past 4000)
         assert abs(k.mean() / lam - 1) < 2e-3 and abs(k.var() / lam - 1) < 3e-2
@@ -934,7 +935,10 @@ def test_generator_integers(ctx, cls):
         u /= 2.0 ** (8 * np.dtype(dtype).itemsize)
         # Sobol dimensions repeat every 20000 generators, and start at 0.
         tol = 1e-2 if cls in PSEUDO else 1.0 / DRAWS + 1e-3
-        assert abs(u.mean() - 0.5) < tol and np.unique(x).size > n // 10
+        assert abs(u.mean() - 0.5) < tol
+        # A quasi-random dimension's first DRAWS points are the multiples of 1/DRAWS (seen on
+        # an H200): all dimensions share those values. Pseudo-random draws are nearly all distinct.
+        assert np.unique(x).size >= (n // 10 if cls in PSEUDO else DRAWS)
     with pytest.raises(TypeError, match="fill_uniform does not fill"):
         gen.gen_uniform((4,), np.int8)
     if cls._spec.bits == 32:

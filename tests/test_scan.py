@@ -147,12 +147,18 @@ def test_cumsum(ctx, dtype, n):
         ref = np.cumsum(a.astype(wide))
         scale = np.cumsum(np.abs(a.astype(wide)))
         # A scan is a prefix chain across tiles: its error grows like a serial sum's, slowly.
-        eps = {2: 4e-3, 4: 1e-4, 8: 1e-12}[dtype.itemsize if dtype.kind == "f" else 8]
+        real_size = dtype.itemsize // 2 if dtype.kind == "c" else dtype.itemsize
+        eps = {2: 4e-3, 4: 1e-4, 8: 1e-12}[real_size]
         assert np.all(np.abs(inc.get() - ref) <= eps * np.maximum(scale, 1))
         ref_exc = np.concatenate([[0], ref[:-1]])[:n]
         assert np.all(np.abs(exc.get() - ref_exc) <= eps * np.maximum(scale, 1))
     inclusive(a_gpu)  # in place by default
-    np.testing.assert_array_equal(a_gpu.get(), inc.get())
+    if dtype.kind in "biu":
+        np.testing.assert_array_equal(a_gpu.get(), inc.get())
+    else:
+        # The look-back adds a tile's prefix from whichever predecessor published first, so two
+        # float scans of the same data may differ in the last bits (seen on an H200).
+        assert np.all(np.abs(a_gpu.get() - ref) <= eps * np.maximum(scale, 1))
 
 
 @pytest.mark.gpu

@@ -14,6 +14,7 @@ caching pool of the current context (``DeviceMemoryPool``) unless ``allocator=``
 
 from __future__ import annotations
 
+import builtins
 import numbers
 import warnings
 from collections.abc import Callable, Sequence
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import _driver
+from pycuda import _driver, _interop, _texref
 from pycuda import driver as drv
 from pycuda._array_kernels import (
     Operand,
@@ -68,7 +69,20 @@ from pycuda.tools import context_dependent_memoize
 
 __all__ = [
     "GPUArray",
+    "all",
+    "any",
     "arange",
+    "argmax",
+    "argmin",
+    "dot",
+    "from_dlpack",
+    "max",
+    "min",
+    "subset_dot",
+    "subset_max",
+    "subset_min",
+    "subset_sum",
+    "sum",
     "empty",
     "empty_like",
     "if_positive",
@@ -135,7 +149,7 @@ def _kernel(kind: str, out_dtype: np.dtype, operands: tuple[Operand, ...], expr:
     else:
         index = "unsigned int" if kind == "strided32" else "long long"
         source = strided_source(_KERNEL_NAME, out_dtype, operands, expr, p, index)
-        arrays = sum(1 for op in operands if not op.scalar)
+        arrays = builtins.sum(1 for op in operands if not op.scalar)
         fmt = "P" + "".join(op.arg_char for op in operands) + "q" + "q" * p * (2 + arrays)
     func = SourceModule(source, no_extern_c=True).get_function(_KERNEL_NAME)
     func.prepare(fmt)
@@ -190,7 +204,9 @@ def _elementwise(out: GPUArray, inputs: Sequence[Any], expr: str, stream: Any = 
     args.append(n)
     ops = tuple(operands)
     if layout.contiguous:
-        width = min(vector_width(s, [a]) for s, a in zip(itemsizes, addresses, strict=True))
+        width = builtins.min(
+            vector_width(s, [a]) for s, a in zip(itemsizes, addresses, strict=True)
+        )
         func = _kernel("flat", out.dtype, ops, expr, width)
         _launch(func, n, width, args, stream)
         return
@@ -354,6 +370,46 @@ class GPUArray:
             "stream": 1,
             "version": 3,
         }
+
+    def __dlpack__(
+        self,
+        *,
+        stream: int | None = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """DLPack export (no copy): ``torch.from_dlpack(a)``, ``cupy.from_dlpack(a)``."""
+        return _interop.export_dlpack(
+            self, stream, max_version, dl_device, copy, device_id=_interop.current_device_id()
+        )
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return _interop.dlpack_device(_interop.current_device_id())
+
+    def bind_to_texref(self, texref: Any, allow_offset: bool = False) -> int:
+        """Bind this (contiguous) array's memory to a texture reference; returns the offset
+        in elements from the texture alignment (an error unless ``allow_offset``)."""
+        return _texref.bind_gpuarray_to_texref_plain(self, texref, allow_offset)
+
+    def bind_to_texref_ext(
+        self,
+        texref: Any,
+        channels: int = 1,
+        allow_double_hack: bool = False,
+        allow_complex_hack: bool = False,
+        allow_offset: bool = False,
+    ) -> int:
+        """Bind with the texture format of this array's dtype (float64 through ``int2`` with
+        ``allow_double_hack``, complex through ``allow_complex_hack``)."""
+        return _texref.bind_gpuarray_to_texref(
+            self,
+            texref,
+            allow_offset=allow_offset,
+            channels=channels,
+            allow_double_hack=allow_double_hack,
+            allow_complex_hack=allow_complex_hack,
+        )
 
     def _new_like_self(self, dtype: Any = None, order: str = "K") -> GPUArray:
         dtype = self.dtype if dtype is None else np.dtype(dtype)
@@ -912,7 +968,7 @@ def _flat_width(out: GPUArray, arrays: Sequence[GPUArray]) -> int:
     width = _width_of(out.dtype.itemsize, out.ptr)
     for a in arrays:
         if width > 1:
-            width = min(width, _width_of(a.dtype.itemsize, a.ptr))
+            width = builtins.min(width, _width_of(a.dtype.itemsize, a.ptr))
     return width
 
 
@@ -1178,3 +1234,28 @@ def reshape(a: GPUArray, *shape: Any, **kwargs: Any) -> GPUArray:
 
 
 # }}}
+
+
+def from_dlpack(obj: Any, stream: Any = None) -> GPUArray:
+    """A GPUArray over the memory of a DLPack producer (CuPy, PyTorch, JAX; or a capsule),
+    without a copy; the producer's memory stays alive as long as the array."""
+    ptr, shape, dtype, strides, holder = _interop.import_dlpack(obj, stream)
+    return GPUArray(shape, dtype, gpudata=_ViewPointer(ptr, holder), strides=strides, base=holder)
+
+
+# The module reductions of the original (0-d GPUArray results), from pycuda._reduce_ops. They
+# shadow builtins here, which is why this module calls builtins.sum/min explicitly.
+from pycuda._reduce_ops import (  # noqa: E402
+    all,  # noqa: A004
+    any,  # noqa: A004
+    argmax,
+    argmin,
+    dot,
+    max,  # noqa: A004
+    min,  # noqa: A004
+    subset_dot,
+    subset_max,
+    subset_min,
+    subset_sum,
+    sum,  # noqa: A004
+)
