@@ -187,3 +187,24 @@ def test_get_elwise_kernel(device):
 
 
 # }}}
+
+
+@pytest.mark.gpu
+def test_get_texref_reads_a_bound_texture(ctx):
+    import pycuda.driver as drv
+    from pycuda import gpuarray
+
+    src = np.arange(100, dtype=np.float32) * 1.5
+    x = gpuarray.to_gpu(src)
+    out = gpuarray.empty_like(x)
+    kernel = elementwise.ElementwiseKernel(
+        "float *out",
+        "out[i] = tex1Dfetch(src_tex, i)",
+        "from_tex",
+        preamble="texture<float, 1, cudaReadModeElementType> src_tex;",
+    )
+    tex = kernel.get_texref("src_tex")
+    assert isinstance(tex, drv.TextureReference)
+    x.bind_to_texref_ext(tex)
+    kernel(out)
+    np.testing.assert_array_equal(out.get(), src)

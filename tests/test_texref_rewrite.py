@@ -232,3 +232,25 @@ def test_variable_layout(declaration, words, cache_dir):
     initial = _initial_words(cubin, "v")
     assert initial[0] == 0  # no object until the host binds one
     assert initial[1:6] == words
+
+
+def test_elementwise_preamble_texture_compiles(monkeypatch):
+    """ElementwiseKernel.get_texref's kernels: a texture declared in the preamble compiles."""
+    import pycuda.compiler as compiler
+    from pycuda.elementwise import get_elwise_module
+
+    binaries = []
+
+    def compile_only(source, options=None, keep=False, no_extern_c=False):
+        binaries.append(
+            compiler.compile(source, options=options, no_extern_c=no_extern_c, arch="sm_90")
+        )
+
+    monkeypatch.setattr(compiler, "SourceModule", compile_only)
+    get_elwise_module(
+        "float *out",
+        "out[i] = tex1Dfetch(src_tex, i)",
+        "from_tex",
+        preamble="texture<float, 1, cudaReadModeElementType> src_tex;",
+    )
+    assert binaries and binaries[0][:4] == b"\x7fELF"

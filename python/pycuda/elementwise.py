@@ -288,12 +288,12 @@ class ElementwiseKernel:
         self.gen_kwargs = kwargs
         self._kernels: dict[Any, Any] = {}
 
-    def get_kernel(self, use_range: bool) -> Any:
-        """The prepared function for this context (compiled on first use, then cached)."""
+    def _compiled(self, use_range: bool) -> tuple[Any, Any]:
+        """(module, prepared function) for this context: compiled on first use, then cached."""
         key = (drv.Context.get_current(), use_range)
-        func = self._kernels.get(key)
-        if func is None:
-            func = get_elwise_kernel_and_types(
+        compiled = self._kernels.get(key)
+        if compiled is None:
+            mod, func, _ = get_elwise_kernel_and_types(
                 self.arguments,
                 self.operation,
                 self.name,
@@ -301,9 +301,18 @@ class ElementwiseKernel:
                 self.options,
                 use_range=use_range,
                 **self.gen_kwargs,
-            )[1]
-            self._kernels[key] = func
-        return func
+            )
+            compiled = self._kernels[key] = (mod, func)
+        return compiled
+
+    def get_kernel(self, use_range: bool) -> Any:
+        """The prepared function for this context (compiled on first use, then cached)."""
+        return self._compiled(use_range)[1]
+
+    def get_texref(self, name: str, use_range: bool = False) -> Any:
+        """The texture reference `name` declared in this kernel's ``preamble``
+        (``texture<float, 1> t;``); bind it (``GPUArray.bind_to_texref_ext``) before calling."""
+        return self._compiled(use_range)[0].get_texref(name)
 
     def _invocation_args(self, args: tuple[Any, ...]) -> tuple[list[Any], int | None]:
         if len(args) != len(self.arguments):
