@@ -13,9 +13,9 @@ of the same size measured in the same run (bytes read + bytes written).
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
+import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 
@@ -25,6 +25,9 @@ import pycuda.autoinit  # noqa: F401
 import pycuda.driver as drv
 from pycuda import cumath, gpuarray
 from pycuda.elementwise import ElementwiseKernel
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _report import report  # noqa: E402
 
 N = 1 << 26
 SIDE = 1 << 13  # SIDE * SIDE == N
@@ -184,20 +187,7 @@ def main() -> None:
     if cupy_small is not None:
         rows.append(("cupy   host cost of a+b, 1000 float32", cupy_small, "us"))
 
-    dev = drv.Context.get_device()
-    info = {
-        "device": dev.name(),
-        "driver_version": drv.get_driver_version(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "elements": N,
-    }
-    print(f"device: {info['device']}   driver: {info['driver_version']}   date: {info['date']}")
-    width = max(len(r[0]) for r in rows)
-    for name, value, unit in rows:
-        print(f"{name:<{width}}  {value:9.3f}  {unit}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({**info, "rows": [list(r) for r in rows]}, f, indent=2)
+    report(rows, args.json, elements=N)
 
 
 if __name__ == "__main__":

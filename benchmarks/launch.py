@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import datetime
-import json
 import os
 import statistics
 import subprocess
@@ -150,26 +148,18 @@ def main() -> None:
     sys.path.insert(0, HERE)
     from _compile_bench import run as compile_run
     from _import_bench import run as import_run
+    from _report import report
 
     rows.extend(compile_run())
+    rows.extend(import_run())  # fresh processes: our context being current does not matter
+    report(
+        rows,
+        args.json,
+        launches_per_round=args.launches,
+        sync_every=args.sync_every,
+        rounds=args.repeats,
+    )
     drv.Context.pop()
-    rows.extend(import_run())
-
-    info = {
-        "device": dev.name(),
-        "driver_version": drv.get_driver_version(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "launches_per_round": args.launches,
-        "sync_every": args.sync_every,
-        "rounds": args.repeats,
-    }
-    print(f"device: {info['device']}   driver: {info['driver_version']}   date: {info['date']}")
-    width = max(len(r[0]) for r in rows)
-    for name, value, unit in rows:
-        print(f"{name:<{width}}  {value:10.3f}  {unit}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({**info, "rows": [list(r) for r in rows]}, f, indent=2)
 
 
 if __name__ == "__main__":

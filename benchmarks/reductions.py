@@ -12,8 +12,6 @@ the same run.
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
 import statistics
 import sys
@@ -26,6 +24,7 @@ import pycuda.driver as drv
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _random_bench import run as random_run  # noqa: E402
 from _reduction_bench import run as reduction_run  # noqa: E402
+from _report import report  # noqa: E402
 
 Row = tuple[str, float, str]
 ROWS, COLS = 4096, 16384
@@ -105,19 +104,7 @@ def main() -> None:
             rows.extend(part())
         except Exception as exc:  # one failing part must not hide the others' figures
             rows.append((f"{part.__module__}.{part.__name__} FAILED: {exc}", float("nan"), ""))
-    dev = drv.Context.get_device()
-    info = {
-        "device": dev.name(),
-        "driver_version": drv.get_driver_version(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    }
-    print(f"device: {info['device']}   driver: {info['driver_version']}   date: {info['date']}")
-    width = max(len(r[0]) for r in rows)
-    for name, value, unit in rows:
-        print(f"{name:<{width}}  {value:9.3f}  {unit}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({**info, "rows": [list(r) for r in rows]}, f, indent=2)
+    report(rows, args.json)
 
 
 if __name__ == "__main__":
