@@ -72,6 +72,12 @@ __all__ = [
     "all",
     "any",
     "arange",
+    "concatenate",
+    "multi_put",
+    "multi_take",
+    "multi_take_put",
+    "stack",
+    "take",
     "argmax",
     "argmin",
     "dot",
@@ -1242,6 +1248,15 @@ def from_dlpack(obj: Any, stream: Any = None) -> GPUArray:
     ptr, shape, dtype, strides, holder = _interop.import_dlpack(obj, stream)
     return GPUArray(shape, dtype, gpudata=_ViewPointer(ptr, holder), strides=strides, base=holder)
 
+
+from pycuda._gather import (  # noqa: E402
+    concatenate,
+    multi_put,
+    multi_take,
+    multi_take_put,
+    stack,
+    take,
+)
 
 # The module reductions of the original (0-d GPUArray results), from pycuda._reduce_ops. They
 # shadow builtins here, which is why this module calls builtins.sum/min explicitly.

@@ -1,0 +1,225 @@
+"""python/pycuda/_gather.py: take, put and joining of GPUArrays (gather and scatter kernels).
+
+The original built take/multi_take/multi_take_put on texture references, which CUDA 12 removed;
+these are plain loads. Indices follow NumPy's take: negative ones count from the end, and an
+index out of range is an IndexError (checked with two reductions before anything is written).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from pycuda._c_types import dtype_to_ctype
+
+_KERNELS: dict[tuple[str, str, str], Any] = {}
+
+
+def _kernel(arguments: str, operation: str, name: str) -> Any:
+    from pycuda.elementwise import ElementwiseKernel
+
+    key = (arguments, operation, name)
+    kernel = _KERNELS.get(key)
+    if kernel is None:
+        kernel = _KERNELS[key] = ElementwiseKernel(arguments, operation, name)
+    return kernel
+
+
+def _check_indices(indices: Any, size: int, what: str) -> None:
+    """Integer, contiguous, and (NumPy's take) within [-size, size)."""
+    from pycuda import gpuarray
+
+    if not isinstance(indices, gpuarray.GPUArray) or indices.dtype.kind not in "iu":
+        raise TypeError(f"{what}: indices must be a GPUArray of integers")
+    if not indices.flags.c_contiguous:
+        raise ValueError(f"{what}: indices must be contiguous")
+    if indices.size == 0:
+        return
+    lo, hi = int(gpuarray.min(indices).get()), int(gpuarray.max(indices).get())
+    if hi >= size:
+        raise IndexError(f"index {hi} is out of bounds for axis 0 with size {size}")
+    if lo < -size:
+        raise IndexError(f"index {lo} is out of bounds for axis 0 with size {size}")
+
+
+def _flat(a: Any, what: str) -> None:
+    if not a.flags.c_contiguous:
+        raise ValueError(f"{what}: arrays must be contiguous (take indexes their flat data)")
+
+
+def _index_expr(name: str, size: str) -> str:
+    return f"({name} < 0 ? {name} + {size} : {name})"
+
+
+def take(a: Any, indices: Any, out: Any = None, stream: Any = None) -> Any:
+    """``out[i] = a.flat[indices[i]]``; ``out`` has the shape of ``indices``."""
+    from pycuda import gpuarray
+
+    _flat(a, "take")
+    _check_indices(indices, a.size, "take")
+    if out is None:
+        out = gpuarray.empty(indices.shape, a.dtype, allocator=a.allocator)
+    elif out.dtype != a.dtype or out.size != indices.size or not out.flags.c_contiguous:
+        raise ValueError("take: out must be a contiguous array of a's dtype, sized as indices")
+    t, it = dtype_to_ctype(a.dtype), dtype_to_ctype(indices.dtype)
+    kernel = _kernel(
+        f"{t} *out, {t} *a, {it} *idx, long long size",
+        f"out[i] = a[{_index_expr('idx[i]', 'size')}]",
+        "pycuda_take",
+    )
+    kernel(out, a, indices, np.int64(a.size), stream=stream)
+    return out
+
+
+def multi_take(
+    arrays: Sequence[Any], indices: Any, out: Sequence[Any] | None = None, stream: Any = None
+) -> list[Any]:
+    """``[take(a, indices) for a in arrays]`` (the arrays share the index array)."""
+    outs = list(out) if out is not None else [None] * len(arrays)
+    if len(outs) != len(arrays):
+        raise ValueError("multi_take: out must have one array per input array")
+    return [take(a, indices, o, stream) for a, o in zip(arrays, outs, strict=True)]
+
+
+def multi_take_put(
+    arrays: Sequence[Any],
+    dest_indices: Any,
+    src_indices: Any,
+    dest_shape: Any = None,
+    out: Sequence[Any] | None = None,
+    stream: Any = None,
+    src_offsets: Sequence[int] | None = None,
+) -> list[Any]:
+    """``out[k].flat[dest_indices[i]] = arrays[k].flat[src_indices[i] + src_offsets[k]]``."""
+    if dest_indices.size != src_indices.size:
+        raise ValueError("multi_take_put: dest_indices and src_indices differ in size")
+    offsets = list(src_offsets) if src_offsets is not None else [0] * len(arrays)
+    outs = _outputs(arrays, dest_shape, out, "multi_take_put")
+    for a, o, offset in zip(arrays, outs, offsets, strict=True):
+        _flat(a, "multi_take_put")
+        _flat(o, "multi_take_put")
+        _check_indices(dest_indices, o.size, "multi_take_put")
+        if src_indices.size:
+            shifted = src_indices + offset if offset else src_indices
+            _check_indices(shifted, a.size, "multi_take_put")
+        t = dtype_to_ctype(a.dtype)
+        di, si = dtype_to_ctype(dest_indices.dtype), dtype_to_ctype(src_indices.dtype)
+        kernel = _kernel(
+            f"{di} *dest_idx, {si} *src_idx, {t} *out, {t} *a, long long offset, "
+            "long long out_size, long long a_size",
+            f"out[{_index_expr('dest_idx[i]', 'out_size')}] = "
+            f"a[{_index_expr('(src_idx[i] + offset)', 'a_size')}]",
+            "pycuda_take_put",
+        )
+        kernel(
+            dest_indices,
+            src_indices,
+            o,
+            a,
+            np.int64(offset),
+            np.int64(o.size),
+            np.int64(a.size),
+            stream=stream,
+        )
+    return outs
+
+
+def multi_put(
+    arrays: Sequence[Any],
+    dest_indices: Any,
+    dest_shape: Any = None,
+    out: Sequence[Any] | None = None,
+    stream: Any = None,
+) -> list[Any]:
+    """``out[k].flat[dest_indices[i]] = arrays[k].flat[i]``."""
+    outs = _outputs(arrays, dest_shape, out, "multi_put")
+    for a, o in zip(arrays, outs, strict=True):
+        _flat(a, "multi_put")
+        _flat(o, "multi_put")
+        if a.size != dest_indices.size:
+            raise ValueError("multi_put: each array needs one element per destination index")
+        _check_indices(dest_indices, o.size, "multi_put")
+        t, di = dtype_to_ctype(a.dtype), dtype_to_ctype(dest_indices.dtype)
+        kernel = _kernel(
+            f"{di} *dest_idx, {t} *out, {t} *a, long long out_size",
+            f"out[{_index_expr('dest_idx[i]', 'out_size')}] = a[i]",
+            "pycuda_put",
+        )
+        kernel(dest_indices, o, a, np.int64(o.size), stream=stream)
+    return outs
+
+
+def _outputs(
+    arrays: Sequence[Any], dest_shape: Any, out: Sequence[Any] | None, what: str
+) -> list[Any]:
+    from pycuda import gpuarray
+
+    if out is not None:
+        outs = list(out)
+        if len(outs) != len(arrays):
+            raise ValueError(f"{what}: out must have one array per input array")
+        for a, o in zip(arrays, outs, strict=True):
+            if o.dtype != a.dtype:
+                raise TypeError(f"{what}: out arrays must have their inputs' dtypes")
+        return outs
+    if dest_shape is None:
+        raise ValueError(f"{what}: give dest_shape or out")
+    return [gpuarray.empty(dest_shape, a.dtype, allocator=a.allocator) for a in arrays]
+
+
+def concatenate(arrays: Sequence[Any], axis: int = 0, allocator: Any = None) -> Any:
+    """NumPy's concatenate for GPUArrays (the result dtype is ``np.result_type`` of theirs)."""
+    from pycuda import gpuarray
+
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    ndim = arrays[0].ndim
+    if ndim == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim)
+    axis %= ndim
+    for a in arrays[1:]:
+        if a.ndim != ndim:
+            raise ValueError(
+                "all the input array dimensions except for the concatenation axis must match "
+                f"exactly, but along dimension 0, the arrays have {ndim} and {a.ndim} "
+                "dimensions"
+            )
+        for d in range(ndim):
+            if d != axis and a.shape[d] != arrays[0].shape[d]:
+                raise ValueError(
+                    "all the input array dimensions except for the concatenation axis must "
+                    f"match exactly, but along dimension {d}, the array at index 0 has size "
+                    f"{arrays[0].shape[d]} and the other has size {a.shape[d]}"
+                )
+    shape = list(arrays[0].shape)
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    dtype = np.result_type(*[a.dtype for a in arrays])
+    out = gpuarray.empty(tuple(shape), dtype, allocator=allocator or arrays[0].allocator)
+    start = 0
+    for a in arrays:
+        stop = start + a.shape[axis]
+        if stop > start:
+            out[(slice(None),) * axis + (slice(start, stop),)] = a
+        start = stop
+    return out
+
+
+def stack(arrays: Sequence[Any], axis: int = 0, allocator: Any = None) -> Any:
+    """NumPy's stack: join same-shape arrays along a new axis."""
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    shape = arrays[0].shape
+    if any(a.shape != shape for a in arrays):
+        raise ValueError("all input arrays must have the same shape")
+    ndim = len(shape) + 1
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim)
+    axis %= ndim
+    expanded = [a[(slice(None),) * axis + (None,)] for a in arrays]
+    return concatenate(expanded, axis=axis, allocator=allocator)
