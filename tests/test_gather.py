@@ -140,3 +140,54 @@ def test_gather_kernels_compile_with_nvrtc(monkeypatch, dtype, index_dtype):
     with pytest.raises(StopIteration):
         kernel.get_kernel(False)
     assert binaries and binaries[0][:4] == b"\x7fELF"
+
+
+KEYS = [
+    lambda: np.array([2, 0, -1]),
+    lambda: (np.array([[0, 1], [2, 3]]), slice(None)),
+    lambda: (slice(1, 4), [0, 2, 2]),
+    lambda: (np.array([0, 3]), slice(None), np.array([1, 2])),  # separated: index dims first
+    lambda: (Ellipsis, np.array([1, 0])),
+    lambda: None,  # replaced by a boolean mask over the first two axes below
+]
+
+
+@pytest.mark.parametrize("case", range(len(KEYS)))
+def test_advanced_getitem_and_setitem_match_numpy(device, case):
+    rng = np.random.default_rng(case)
+    a = rng.standard_normal((5, 4, 3)).astype(np.float32)
+    key = KEYS[case]()
+    if key is None:
+        key = a[:, :, 0] > 0
+    g = gpuarray.to_gpu(a)
+    np.testing.assert_array_equal(g[key].get(), a[key])
+    strided = gpuarray.to_gpu(a)[::-1, :, 1:]  # a non-contiguous view indexes the same way
+    view = a[::-1, :, 1:]
+    if isinstance(key, np.ndarray) and key.dtype == bool:
+        key_view = view[:, :, 0] > 0
+        np.testing.assert_array_equal(strided[key_view].get(), view[key_view])
+    else:
+        try:
+            expected = view[key]
+        except IndexError:
+            with pytest.raises(IndexError):
+                strided[key]
+        else:
+            np.testing.assert_array_equal(strided[key].get(), expected)
+    expect = a.copy()
+    expect[key] = 7
+    g[key] = 7
+    np.testing.assert_array_equal(g.get(), expect)
+
+
+def test_device_index_arrays_and_errors(device):
+    a = np.arange(10, dtype=np.float32)
+    g = gpuarray.to_gpu(a)
+    idx = gpuarray.to_gpu(np.array([9, 1, -10], np.int64))
+    np.testing.assert_array_equal(g[idx].get(), a[[9, 1, -10]])
+    mask = gpuarray.to_gpu(a > 4)
+    np.testing.assert_array_equal(g[mask].get(), a[a > 4])
+    with pytest.raises(IndexError, match="index 10 is out of bounds for axis 0 with size 10"):
+        g[np.array([10])]
+    with pytest.raises(IndexError):
+        g[np.ones(3, bool)]

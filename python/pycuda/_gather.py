@@ -223,3 +223,89 @@ def stack(arrays: Sequence[Any], axis: int = 0, allocator: Any = None) -> Any:
     axis %= ndim
     expanded = [a[(slice(None),) * axis + (None,)] for a in arrays]
     return concatenate(expanded, axis=axis, allocator=allocator)
+
+
+# Advanced (integer-array and boolean-mask) indexing: the element offsets of a[key] are worked
+# out from the IndexPlan on the host with NumPy, uploaded, and used by one gather or scatter
+# kernel. Correct for every key NumPy accepts; a device-side offset computation is the faster
+# follow-up for large index arrays.
+
+
+def _host_index(index: Any) -> np.ndarray:
+    """An index array on the host (device index arrays are copied down)."""
+    return index.get() if hasattr(index, "gpudata") else np.asarray(index)
+
+
+def _advanced_offsets(plan: Any, itemsize: int) -> np.ndarray:
+    """Element offsets (from the array's first element) of every element of a[key]."""
+    index_parts = []
+    for entry in plan.advanced:
+        values = _host_index(entry.index)
+        if entry.is_mask:
+            positions = np.nonzero(values)
+            part = sum(
+                p.astype(np.int64) * s for p, s in zip(positions, entry.strides, strict=True)
+            )
+            index_parts.append(np.asarray(part, np.int64).reshape(entry.shape))
+            continue
+        values = values.astype(np.int64)
+        (length,), (stride,), (axis,) = entry.lengths, entry.strides, entry.axes
+        bad = (values >= length) | (values < -length)
+        if bad.any():
+            raise IndexError(
+                f"index {int(values[bad].flat[0])} is out of bounds for axis {axis} "
+                f"with size {length}"
+            )
+        index_parts.append(np.where(values < 0, values + length, values) * stride)
+    advanced = np.zeros(plan.index_shape, np.int64)
+    for part in index_parts:
+        advanced = advanced + np.broadcast_to(part, plan.index_shape)
+    view = np.zeros(plan.shape, np.int64)
+    for d, (n, stride) in enumerate(zip(plan.shape, plan.strides, strict=True)):
+        axis = [1] * len(plan.shape)
+        axis[d] = n
+        view = view + (np.arange(n, dtype=np.int64) * stride).reshape(axis)
+    at, k = plan.insert_at, len(plan.index_shape)
+    view = view.reshape(plan.shape[:at] + (1,) * k + plan.shape[at:])
+    advanced = advanced.reshape((1,) * at + plan.index_shape + (1,) * (len(plan.shape) - at))
+    total = plan.offset + view + advanced
+    if np.any(total % itemsize):
+        raise ValueError("advanced indexing needs strides that are multiples of the itemsize")
+    return np.ascontiguousarray((total // itemsize).reshape(plan.result_shape))
+
+
+def _element_zero(a: Any) -> Any:
+    """A one-element array at a's first element, standing for a's memory in the kernels."""
+    from pycuda import gpuarray
+
+    return gpuarray.GPUArray((1,), a.dtype, gpudata=a.gpudata, base=a)
+
+
+def advanced_get(a: Any, plan: Any) -> Any:
+    """``a[key]`` for a key with integer arrays or boolean masks (a new array, as NumPy)."""
+    from pycuda import gpuarray
+
+    offsets = _advanced_offsets(plan, a.itemsize)
+    out = gpuarray.empty(plan.result_shape, a.dtype, allocator=a.allocator)
+    if out.size:
+        t = dtype_to_ctype(a.dtype)
+        kernel = _kernel(
+            f"{t} *out, {t} *a, long long *offs", "out[i] = a[offs[i]]", "pycuda_gather"
+        )
+        kernel(out, _element_zero(a), gpuarray.to_gpu(offsets))
+    return out
+
+
+def advanced_set(a: Any, plan: Any, value: Any) -> None:
+    """``a[key] = value`` for a key with integer arrays or boolean masks (value broadcast and
+    cast as NumPy does; with repeated indices, one of the written values wins)."""
+    from pycuda import gpuarray
+
+    offsets = _advanced_offsets(plan, a.itemsize)
+    if not offsets.size:
+        return
+    values = gpuarray.empty(plan.result_shape, a.dtype, allocator=a.allocator)
+    values[...] = value
+    t = dtype_to_ctype(a.dtype)
+    kernel = _kernel(f"{t} *v, {t} *a, long long *offs", "a[offs[i]] = v[i]", "pycuda_scatter")
+    kernel(values, _element_zero(a), gpuarray.to_gpu(offsets))

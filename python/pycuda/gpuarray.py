@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import _driver, _interop, _texref
+from pycuda import _driver, _gather, _interop, _texref
 from pycuda import driver as drv
 from pycuda._array_kernels import (
     Operand,
@@ -252,6 +252,11 @@ class _ViewPointer(_driver.PointerHolderBase):
 
     def __repr__(self) -> str:
         return f"<view pointer 0x{self.ptr:x}>"
+
+
+def _count_true(mask: Any) -> int:
+    """True elements of a boolean mask, host or device (a device mask is copied to the host)."""
+    return int(np.count_nonzero(mask.get() if isinstance(mask, GPUArray) else np.asarray(mask)))
 
 
 def _is_zero(value: Any) -> bool:
@@ -585,7 +590,11 @@ class GPUArray:
         _elementwise(self, [src], unary_expression("cast", value.dtype, self.dtype), stream)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        self[index]._assign(value)
+        plan = index_plan(self.shape, self.strides, index, _count_true)
+        if not plan.is_view:
+            _gather.advanced_set(self, plan, value)
+            return
+        self._view(plan.shape, plan.strides, plan.offset)._assign(value)
 
     # }}}
 
@@ -621,12 +630,9 @@ class GPUArray:
         return str(self.get())
 
     def __getitem__(self, key: Any) -> GPUArray:
-        plan = index_plan(self.shape, self.strides, key)
+        plan = index_plan(self.shape, self.strides, key, _count_true)
         if not plan.is_view:
-            raise IndexError(
-                "integer-array and boolean-mask indexing of GPUArrays is not "
-                "supported yet; use basic indices (ints, slices, ..., None)"
-            )
+            return _gather.advanced_get(self, plan)
         return self._view(plan.shape, plan.strides, plan.offset)
 
     def reshape(self, *shape: Any, order: str = "C") -> GPUArray:
