@@ -98,6 +98,14 @@ void def_side(nb::class_<T>& cls, const char* prefix) {
             nb::arg("ary"));
 }
 
+/// A read-write property over one size_t field of the copy's CUDA descriptor.
+template <typename T, typename Desc>
+void def_size_field(nb::class_<T>& cls, const char* name, size_t Desc::*member) {
+    cls.def_prop_rw(
+        name, [member](const T& t) { return t.desc.*member; },
+        [member](T& t, size_t v) { t.desc.*member = v; });
+}
+
 void bind_memcpy2d(nb::module_& m) {
     using T = PyCopy<Memcpy2D>;
     nb::class_<T> cls(m, "Memcpy2D",
@@ -110,9 +118,7 @@ void bind_memcpy2d(nb::module_& m) {
                       "    copy(aligned=True)  # or copy(stream)");
     cls.def(nb::init<>());
     auto field = [&](const char* name, size_t CUDA_MEMCPY2D::*member) {
-        cls.def_prop_rw(
-            name, [member](const T& t) { return t.desc.*member; },
-            [member](T& t, size_t v) { t.desc.*member = v; });
+        def_size_field(cls, name, member);
     };
     field("src_x_in_bytes", &CUDA_MEMCPY2D::srcXInBytes);
     field("src_y", &CUDA_MEMCPY2D::srcY);
@@ -166,9 +172,7 @@ void bind_memcpy3d(nb::module_& m, const char* name) {
                       "depth.");
     cls.def(nb::init<>());
     auto field = [&](const char* field_name, size_t D::*member) {
-        cls.def_prop_rw(
-            field_name, [member](const T& t) { return t.desc.*member; },
-            [member](T& t, size_t v) { t.desc.*member = v; });
+        def_size_field(cls, field_name, member);
     };
     field("src_x_in_bytes", &D::srcXInBytes);
     field("src_y", &D::srcY);

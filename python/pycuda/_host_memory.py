@@ -52,6 +52,12 @@ def _array_on(memory: Any, shape: tuple[int, ...], dtype: np.dtype, order: str) 
     return np.ndarray(shape, dtype, buffer=memory, order=order)
 
 
+def _zeroed(array: np.ndarray) -> np.ndarray:
+    """`array`, filled with zeros (the *_zeros variants are their *_empty ones, zeroed)."""
+    array.fill(0)
+    return array
+
+
 def _like_order(array: np.ndarray) -> str:
     return "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
 
@@ -65,9 +71,7 @@ def pagelocked_empty(shape: Any, dtype: Any, order: str = "C", mem_flags: int = 
 
 def pagelocked_zeros(shape: Any, dtype: Any, order: str = "C", mem_flags: int = 0) -> np.ndarray:
     """As :func:`pagelocked_empty`, filled with zeros."""
-    result = pagelocked_empty(shape, dtype, order, mem_flags)
-    result.fill(0)
-    return result
+    return _zeroed(pagelocked_empty(shape, dtype, order, mem_flags))
 
 
 def pagelocked_empty_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
@@ -77,9 +81,7 @@ def pagelocked_empty_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
 
 def pagelocked_zeros_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
     """As :func:`pagelocked_empty_like`, filled with zeros."""
-    result = pagelocked_empty_like(array, mem_flags)
-    result.fill(0)
-    return result
+    return _zeroed(pagelocked_empty_like(array, mem_flags))
 
 
 def aligned_empty(shape: Any, dtype: Any, order: str = "C", alignment: int = 4096) -> np.ndarray:
@@ -93,9 +95,7 @@ def aligned_empty(shape: Any, dtype: Any, order: str = "C", alignment: int = 409
 
 def aligned_zeros(shape: Any, dtype: Any, order: str = "C", alignment: int = 4096) -> np.ndarray:
     """As :func:`aligned_empty`, filled with zeros."""
-    result = aligned_empty(shape, dtype, order, alignment)
-    result.fill(0)
-    return result
+    return _zeroed(aligned_empty(shape, dtype, order, alignment))
 
 
 def aligned_empty_like(array: np.ndarray, alignment: int = 4096) -> np.ndarray:
@@ -105,9 +105,7 @@ def aligned_empty_like(array: np.ndarray, alignment: int = 4096) -> np.ndarray:
 
 def aligned_zeros_like(array: np.ndarray, alignment: int = 4096) -> np.ndarray:
     """As :func:`aligned_empty_like`, filled with zeros."""
-    result = aligned_empty_like(array, alignment)
-    result.fill(0)
-    return result
+    return _zeroed(aligned_empty_like(array, alignment))
 
 
 def managed_empty(shape: Any, dtype: Any, order: str = "C", mem_flags: int = 0) -> np.ndarray:
@@ -121,9 +119,7 @@ def managed_empty(shape: Any, dtype: Any, order: str = "C", mem_flags: int = 0) 
 
 def managed_zeros(shape: Any, dtype: Any, order: str = "C", mem_flags: int = 0) -> np.ndarray:
     """As :func:`managed_empty`, filled with zeros."""
-    result = managed_empty(shape, dtype, order, mem_flags)
-    result.fill(0)
-    return result
+    return _zeroed(managed_empty(shape, dtype, order, mem_flags))
 
 
 def managed_empty_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
@@ -133,9 +129,7 @@ def managed_empty_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
 
 def managed_zeros_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
     """As :func:`managed_empty_like`, filled with zeros."""
-    result = managed_empty_like(array, mem_flags)
-    result.fill(0)
-    return result
+    return _zeroed(managed_empty_like(array, mem_flags))
 
 
 def register_host_memory(ary: np.ndarray, flags: int = 0) -> np.ndarray:
