@@ -16,8 +16,8 @@ echo "== demo (README command 1)"
 echo "demo exit: $?"; tail -n 15 "$out/demo.log"
 
 echo "== tests (README command 2)"
-PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} -p no:cacheprovider --durations=15 ${*:-}" \
-    ./scripts/test.sh > "$out/test.log" 2>&1
+PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} -p no:cacheprovider --durations=15" \
+    ./scripts/test.sh "$@" > "$out/test.log" 2>&1
 echo "test exit: $?"
 grep -E "tests passed|tests failed|passed|failed|error" "$out/test.log" | tail -n 5
 grep -E "^(FAILED|ERROR)" "$out/test.log" | head -n 40

@@ -28,7 +28,12 @@ echo
 echo "== pytest"
 # Run from the repository root against the installed package (python/ is not on sys.path).
 set +e
-"$PY" -m pytest -rs "$@" tests
+# Test paths among the arguments replace the default of the whole tests/ folder.
+targets=(tests)
+for arg in "$@"; do
+    case "$arg" in tests/* | ./tests/*) targets=() ;; esac
+done
+"$PY" -m pytest -rs "$@" "${targets[@]}"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then
