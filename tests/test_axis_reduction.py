@@ -1,0 +1,620 @@
+"""Tests of the NumPy-style axis reductions and scans of GPUArray (pycuda._axis_plan,
+_axis_kernels, _axis_reduction, _axis_scan, _reduction_methods).
+
+CPU: the axis arguments and result shapes against NumPy; the merged layouts and launch choices;
+every generated kernel compiled with NVRTC for every dtype; and the whole host-side plan (passes,
+partials, chunks, var's means, out strides, compaction) run end to end with the kernels replaced
+by an emulation of their documented semantics, on host memory (tests/host_device.py).
+GPU: every reduction against a float64 NumPy reference over shapes, strides, axes, keepdims,
+dtype and out.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import math
+
+import host_device
+import numpy as np
+import pytest
+
+from pycuda import _axis_plan as P
+from pycuda import _driver
+
+needs_nvrtc = pytest.mark.skipif(not _driver.nvrtc_available(), reason="NVRTC is not installed")
+
+DTYPES = [
+    np.dtype(t)
+    for t in (
+        np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+        np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
+    )
+]  # fmt: skip
+OPS = ["sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin", "any", "all"]
+ORDERED = ("argmax", "argmin")
+
+
+def _axis_choices(ndim):
+    yield None
+    for k in range(1, ndim + 1):
+        yield from itertools.combinations(range(ndim), k)
+    for k in range(ndim):
+        yield k - ndim  # negative
+
+
+# {{{ CPU: axis arguments, shapes, layouts, launches
+
+
+@pytest.mark.parametrize("ndim", [0, 1, 2, 3])
+def test_normalize_axes_and_result_shape_match_numpy(ndim):
+    shape = (2, 3, 4)[:ndim]
+    host = np.zeros(shape)
+    for axis in _axis_choices(ndim):
+        axes = P.normalize_axes(axis, ndim)
+        for keepdims in (False, True):
+            expected = np.sum(host, axis=axis, keepdims=keepdims).shape
+            assert P.result_shape(shape, axes, keepdims) == expected
+
+
+def test_axis_errors_are_numpys():
+    with pytest.raises(np.exceptions.AxisError):
+        P.normalize_axes(2, 2)
+    with pytest.raises(np.exceptions.AxisError):
+        P.normalize_axes((0, -3), 2)
+    with pytest.raises(ValueError, match="duplicate"):
+        P.normalize_axes((0, 0), 2)
+    with pytest.raises(ValueError, match="duplicate"):
+        P.normalize_axes((1, -1), 2)
+    with pytest.raises(TypeError):
+        P.normalize_axes(1.5, 2)
+    with pytest.raises(TypeError):
+        P.normalize_axes((0, 1), 2, allow_tuple=False)
+    assert P.normalize_axes(np.int64(-1), 3) == (2,)
+    assert P.normalize_axes((2, 0), 3) == (0, 2)
+
+
+def test_layout_merges_contiguous_runs():
+    # C array (4, 5, 6) of float32, reduce the last axis: one kept, one reduced dimension.
+    lay = P.axis_layout((4, 5, 6), (120, 24, 4), (2,), (20, 4))
+    assert lay.kept_shape == (20,) and lay.kept_in == (24,) and lay.kept_out == (4,)
+    assert lay.red_shape == (6,) and lay.red_in == (4,)
+    # Reduce axis 0: the kept (5, 6) merge; the reduced stride is a row.
+    lay = P.axis_layout((4, 5, 6), (120, 24, 4), (0,), (24, 4))
+    assert lay.kept_shape == (30,) and lay.red_in == (120,)
+    # Reduce (0, 2) of a transposed array: kept axis 1, reduced axes sorted by stride.
+    lay = P.axis_layout((6, 5, 4), (4, 24, 120), (0, 2), (4,))
+    assert lay.red_shape == (4, 6) and lay.red_in == (120, 4)
+    # argmax keeps the reduced axes in C order.
+    lay = P.axis_layout((6, 5, 4), (4, 24, 120), (0, 2), (4,), ordered=True)
+    assert lay.red_shape == (6, 4) and lay.red_in == (4, 120)
+    # Everything of length 1 drops; nothing left is one dimension of one element.
+    lay = P.axis_layout((1, 1), (8, 8), (0,), (8,))
+    assert lay.kept_shape == (1,) and lay.red_shape == (1,) and lay.n_red == 1
+
+
+def test_launch_choices_for_the_benchmark_shapes():
+    wave = 132 * 8  # an H100: 132 multiprocessors of 8 blocks of 256 threads
+    rows = P.axis_layout((4096, 16384), (65536, 4), (1,), (4,))
+    launch = P.choose_launch(rows, 4, wave)
+    assert launch.kind == "block" and launch.chunks == 1 and launch.block == 256
+    cols = P.axis_layout((4096, 16384), (65536, 4), (0,), (4,))
+    launch = P.choose_launch(cols, 4, wave)
+    assert launch.kind == "thread" and launch.block == 256
+    assert launch.grid[0] * launch.chunks >= 4 * wave * 0.9  # about four waves of blocks
+    assert launch.chunk_len * launch.chunks >= 4096 and launch.chunk_len <= 1024
+    part_out, cstride, nxt = P.partial_layouts(cols, launch, 4)
+    assert part_out == (4,) and cstride == 16384 * 4
+    assert nxt.red_shape == (launch.chunks,) and nxt.kept_out == cols.kept_out
+    assert P.choose_launch(nxt, 4, wave).chunks == 1  # the second pass finishes
+    whole = P.axis_layout((1 << 26,), (4,), (0,), ())
+    launch = P.choose_launch(whole, 4, wave)
+    assert launch.kind == "block" and launch.chunks > wave
+    _, _, nxt = P.partial_layouts(whole, launch, 4)
+    assert P.choose_launch(nxt, 4, wave).chunks == 1
+
+
+def test_thread_chains_stay_short():
+    # Many outputs and a long reduced axis still split, so no thread adds 1M values serially.
+    lay = P.axis_layout((1 << 20, 1 << 14), (1 << 16, 4), (0,), (4,))
+    launch = P.choose_launch(lay, 4, 1056)
+    assert launch.kind == "thread" and launch.chunk_len <= 1024
+
+
+# }}}
+
+# {{{ CPU: every kernel compiles
+
+
+class _FakeFunction:
+    def __init__(self, name):
+        self.name, self.format = name, None
+
+    def prepare(self, fmt):
+        self.format = fmt
+
+
+@pytest.fixture
+def nvrtc_modules(monkeypatch):
+    """SourceModule replaced by an NVRTC compile for sm_90 (no GPU needed)."""
+    from pycuda import compiler
+
+    class NvrtcOnlyModule:
+        def __init__(self, source, options=None, keep=False, no_extern_c=False, **kw):
+            self.cubin = compiler.compile(source, no_extern_c=no_extern_c, arch="sm_90")
+
+        def get_function(self, name):
+            assert name.encode() in self.cubin, f"{name} missing from the cubin"
+            return _FakeFunction(name)
+
+    monkeypatch.setattr(compiler, "SourceModule", NvrtcOnlyModule)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_every_reduction_kernel_compiles(nvrtc_modules, dtype):
+    from pycuda import _axis_reduction as R
+
+    for name in OPS:
+        if dtype.kind == "c" and name in ("max", "min", "argmax", "argmin"):
+            with pytest.raises(TypeError):
+                R.reduce_op(name, dtype, R.result_dtype(name, dtype))
+            continue
+        op, acc = R.reduce_op(name, dtype, R.result_dtype(name, dtype))
+        kept, red = (1, 1) if name in ORDERED else (2, 2)
+        funcs = R._module.__wrapped__(op, kept, red)
+        assert funcs[("block", True)].format == "PPPqqqqdi" + "q" * (3 * kept + 2 * red)
+        assert funcs[("block", False)].format == "PPPqqqqdi" + "q" * (3 * kept + 2)
+        if name == "var":
+            mean_acc = R._mean_acc(dtype, None)
+            R._module.__wrapped__(R.reduce_op("mean", dtype, mean_acc, mean_acc)[0], 2, 2)
+
+
+@needs_nvrtc
+def test_dtype_arguments_compile(nvrtc_modules):
+    from pycuda import _axis_reduction as R
+
+    for name, in_dtype, dtype in [
+        ("sum", np.int8, np.float32), ("sum", np.float16, np.float16), ("mean", np.int32,
+         np.float32), ("var", np.complex64, np.complex128), ("std", np.int16, np.float32),
+        ("prod", np.bool_, np.int32), ("mean", np.float32, np.int64),
+    ]:  # fmt: skip
+        in_dtype = np.dtype(in_dtype)
+        res = R.result_dtype(name, in_dtype, dtype)
+        assert res == np.dtype(dtype)
+        R._module.__wrapped__(R.reduce_op(name, in_dtype, res, dtype)[0], 1, 1)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_every_scan_kernel_compiles(nvrtc_modules, dtype):
+    from pycuda import _axis_scan as S
+
+    for name in ("cumsum", "cumprod"):
+        res, acc = S.scan_dtypes(dtype, None)
+        funcs = S._axis_module.__wrapped__(dtype, res, acc, name, 2)
+        assert funcs["block"].format == "PPqqqq" + "q" * 6
+
+
+def test_result_dtypes_are_numpys():
+    from pycuda import _axis_reduction as R
+    from pycuda import _axis_scan as S
+
+    numpy_ops = {"any": np.any, "all": np.all, "argmax": np.argmax, "argmin": np.argmin}
+    for dtype in DTYPES:
+        host = np.ones(3, dtype)
+        for name in OPS:
+            if dtype.kind == "c" and name in ("max", "min", "argmax", "argmin"):
+                continue
+            ref = numpy_ops.get(name, getattr(np, name))(host, axis=0)
+            assert R.result_dtype(name, dtype) == np.asarray(ref).dtype, (name, dtype)
+        assert S.scan_dtypes(dtype, None)[0] == np.cumsum(host).dtype
+        assert S.scan_dtypes(dtype, None)[0] == np.cumprod(host).dtype
+
+
+# }}}
+
+# {{{ CPU: the host-side plan end to end, kernels emulated
+
+
+def _read(address, dtype, count=1):
+    dtype = np.dtype(dtype)
+    raw = ctypes.string_at(address, dtype.itemsize * count)
+    return np.frombuffer(raw, dtype)
+
+
+def _write(address, value, dtype):
+    raw = np.asarray(value, dtype).reshape(1).tobytes()
+    ctypes.memmove(address, raw, len(raw))
+
+
+def _split(index, lengths, strides):
+    offset = 0
+    for n, s in zip(reversed(lengths), reversed(strides), strict=True):
+        index, i = divmod(index, n)
+        offset += i * s
+    return offset
+
+
+class _Emulated:
+    """A kernel of _axis_kernels emulated on host memory from its documented parameters."""
+
+    def __init__(self, op, first, kept, red, dtypes):
+        self.op, self.first, self.kept, self.red = op, first, kept, red
+        self.in_t, self.acc_t, self.res_t, self.aux_t = dtypes
+        self.launches = []
+
+    def prepare(self, fmt):
+        self.format = fmt
+
+    def _map(self, x, r, aux, o):
+        m = self.op.map
+        if m.startswith("pycuda_make_arg"):
+            return (x, r)
+        if m.startswith("pr_sqdev"):
+            d = complex(x) - complex(_read(aux + o * self.aux_t.itemsize, self.aux_t)[0])
+            return abs(d) ** 2
+        if m == "pc_cast<bool>(x)":
+            return bool(x != 0)
+        return x
+
+    def _reduce(self, values):
+        red = self.op.reduce
+        if red == "a+b":
+            return sum(values, start=0)
+        if red == "a*b":
+            return math.prod(values)
+        if red == "a || b":
+            return any(values)
+        if red == "a && b":
+            return all(values)
+        if "nan_max" in red or "nan_min" in red:
+            pick = max if "max" in red else min
+            if any(v != v for v in values):
+                return float("nan")
+            return pick(values) if values else None
+        # argmax/argmin pairs: the first extremum (NaN first)
+        nans = [p for p in values if p[0] != p[0]]
+        if nans:
+            return min(nans, key=lambda p: p[1])
+        best = max if "true" in red else min
+        value = best(p[0] for p in values)
+        return min((p for p in values if p[0] == value), key=lambda p: p[1])
+
+    def _final(self, a, d):
+        f = self.op.final
+        if f.endswith("(a.i)"):
+            return a[1]
+        if "sqrt" in f:
+            return math.sqrt(a / d) if d else float("inf") if a else float("nan")
+        if "pr_div_by" in f:
+            return a / d if d else (complex("nan") if isinstance(a, complex) else float("nan"))
+        return a
+
+    def _load(self, address, r, aux, o):
+        if self.first:
+            x = _read(address, self.in_t)[0]
+            x = x.item() if self.in_t.kind != "f" or self.in_t.itemsize != 2 else float(x)
+            return self._map(x, r, aux, o)
+        v = _read(address, self.acc_t)[0]
+        return (v["v"].item(), int(v["i"])) if self.acc_t.names else v.item()
+
+    def _store(self, address, value, last, d):
+        if last:
+            _write(address, self._final(value, d), self.res_t)
+        elif self.acc_t.names:
+            _write(address, np.array([value], self.acc_t), self.acc_t)
+        else:
+            _write(address, value, self.acc_t)
+
+    def prepared_call(self, grid, block, *args):
+        assert len(args) == len(self.format)
+        out, inp, aux, nout, nred, clen, cstride, d, last = args[:9]
+        k, r = self.kept, self.red
+        kd, ks, ko = args[9 : 9 + k], args[9 + k : 9 + 2 * k], args[9 + 2 * k : 9 + 3 * k]
+        rd, rs = args[9 + 3 * k : 9 + 3 * k + r], args[9 + 3 * k + r :]
+        self.launches.append((grid, block, nout, nred, clen))
+        assert grid[1] * clen >= nred and (grid[1] - 1) * clen < max(nred, 1)
+        for o in range(nout):
+            ki, kout = _split(o, kd, ks), _split(o, kd, ko)
+            for chunk in range(grid[1]):
+                rr = range(chunk * clen, min(nred, (chunk + 1) * clen))
+                values = [self._load(inp + ki + _split(j, rd, rs), j, aux, o) for j in rr]
+                value = self._reduce(values) if values else self._neutral()
+                self._store(out + kout + chunk * cstride, value, last, d)
+
+    def _neutral(self):
+        return {"a+b": 0, "a*b": 1, "a || b": False, "a && b": True}[self.op.reduce]
+
+    prepared_async_call = None
+
+
+@pytest.fixture
+def emulated(monkeypatch):
+    """GPUArrays on host memory and the reduction kernels emulated; a tiny 'GPU' (wave=2)
+    so that passes split into chunks."""
+    from pycuda import _axis_reduction as R
+    from pycuda import _axis_scan as S
+    from pycuda._c_types import ctype_to_dtype
+
+    if host_device.host_compiler() is None:
+        pytest.skip("the host stand-in needs a C++ compiler and the CUDA headers")
+    device = host_device.install(monkeypatch)
+    launches = []
+
+    def dtype_of(ctype):
+        if ctype.startswith("pycuda_arg_pair<"):
+            return R._pair(ctype_to_dtype(ctype[16:-1]))
+        return ctype_to_dtype(ctype)
+
+    def module(op, kept, red):
+        dtypes = [dtype_of(c) for c in (op.in_ctype, op.acc_ctype, op.res_ctype, op.aux_ctype)]
+        funcs = {}
+        for kind in ("thread", "block"):
+            for first in (True, False):
+                f = _Emulated(op, first, kept, red if first else 1, dtypes)
+                f.prepare("PPPqqqqdi" + "q" * (3 * kept + 2 * (red if first else 1)))
+                f.kind = kind
+                launches.append(f)
+                funcs[(kind, first)] = f
+        return funcs
+
+    monkeypatch.setattr(R, "_module", module)
+    monkeypatch.setattr(R, "_wave", lambda: 2)
+    monkeypatch.setattr(S, "_axis_module", _scan_module)
+    monkeypatch.setattr(S, "_flat_kernel", lambda dtype, name: _FlatScan(name))
+    device.reduction_launches = launches
+    return device
+
+
+def _host_array(device, host):
+    from pycuda import gpuarray
+
+    return gpuarray.to_gpu(host, allocator=device.allocate)
+
+
+def _views(rng, shape, dtype):
+    """(base, view of it) pairs: contiguous, stepped, reversed, transposed."""
+    c = _values(rng, shape, dtype)
+    pairs = [(c, c)]
+    if shape:
+        stepped = _values(rng, tuple(2 * n + 1 for n in shape), dtype)
+        pairs.append((stepped, stepped[tuple(slice(1, None, 2) for n in shape)]))
+        rev = _values(rng, shape, dtype)
+        pairs.append((rev, rev[(slice(None, None, -1),) * len(shape)]))
+        t = _values(rng, tuple(reversed(shape)), dtype)
+        pairs.append((t, t.T))
+    return pairs
+
+
+def _values(rng, shape, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        return rng.integers(0, 4, shape).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _device_view(device, base_host, view):
+    """The GPUArray view of a copy of ``base_host`` that matches the host ``view``."""
+    from pycuda import gpuarray
+
+    base = gpuarray.GPUArray(base_host.shape, base_host.dtype, device.allocate,
+                             strides=base_host.strides)  # fmt: skip
+    base.set(base_host)
+    offset = view.__array_interface__["data"][0] - base_host.__array_interface__["data"][0]
+    return base._view(view.shape, view.strides, offset)
+
+
+def _numpy(name, host, axis, keepdims, ddof=0, dtype=None):
+    fn = getattr(np, name)
+    kw = {"keepdims": keepdims}
+    if name in ("var", "std"):
+        kw["ddof"] = ddof
+    if dtype is not None:
+        kw["dtype"] = dtype
+    with np.errstate(all="ignore"), _nowarn():
+        return np.asarray(fn(host, axis=axis, **kw))
+
+
+class _nowarn:
+    def __enter__(self):
+        import warnings
+
+        self._cm = warnings.catch_warnings()
+        self._cm.__enter__()
+        warnings.simplefilter("ignore")
+
+    def __exit__(self, *exc):
+        self._cm.__exit__(*exc)
+
+
+def _check(got, ref, name):
+    assert got.shape == ref.shape and got.dtype == ref.dtype, (got.shape, ref.shape, got.dtype)
+    if ref.dtype.kind in "fc":
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (7,), (3, 5), (2, 3, 4), (4, 1, 3)], ids=str)
+@pytest.mark.parametrize("name", OPS)
+def test_plan_end_to_end_emulated(emulated, name, shape):
+    from pycuda import _axis_reduction as R
+
+    rng = np.random.default_rng(len(shape))
+    dtype = np.float64 if name not in ("any", "all") else np.int8
+    for base, view in _views(rng, shape, dtype):
+        for axis in _axis_choices(len(shape)):
+            if name in ORDERED and isinstance(axis, tuple):
+                continue
+            for keepdims in (False, True):
+                arr = _device_view(emulated, base, view)
+                with _nowarn():
+                    got = R.reduce(name, arr, axis, None, None, keepdims).get()
+                _check(got, _numpy(name, view, axis, keepdims), name)
+
+
+def test_chunked_passes_emulated(emulated):
+    """Long reduced runs split into chunks and a second (or third) pass reduces them."""
+    from pycuda import _axis_reduction as R
+
+    rng = np.random.default_rng(5)
+    wide, tall = rng.standard_normal((2, 20000)), rng.standard_normal((1000, 40))
+    for host, axis in ((wide, 1), (wide, None), (tall, 0)):
+        arr = _host_array(emulated, host)
+        for name in ("sum", "var", "argmax", "max"):
+            emulated.reduction_launches.clear()
+            got = R.reduce(name, arr, axis, None, None, False).get()
+            _check(got, _numpy(name, host, axis, False), name)
+            passes = [lc for f in emulated.reduction_launches for lc in f.launches]
+            assert len(passes) >= (4 if name == "var" else 2)  # split, then the partials
+    host = tall.T.copy()
+    arr = _host_array(emulated, host)
+    # ddof, dtype= and out= with strides
+    from pycuda import gpuarray
+
+    got = R.reduce("var", arr, 1, None, None, False, ddof=1).get()
+    _check(got, np.var(host, axis=1, ddof=1), "var")
+    got = R.reduce("sum", arr, 1, np.float32, None, False).get()
+    _check(got, np.sum(host, axis=1, dtype=np.float32), "sum")
+    out_base = gpuarray.GPUArray((40, 2), np.float64, emulated.allocate)
+    out = out_base[:, 1]
+    result = R.reduce("mean", arr, 1, None, out, False)
+    assert result is out
+    _check(out.get(), np.mean(host, axis=1), "mean")
+
+
+def test_many_dimensions_compact_first(emulated):
+    from pycuda import _axis_reduction as R
+
+    rng = np.random.default_rng(1)
+    base = rng.standard_normal((2,) * 14)
+    view = base[(slice(None, None, -1),) * 14]
+    arr = _device_view(emulated, base, view)
+    axes = tuple(range(0, 14, 2))
+    got = R.reduce("sum", arr, axes, None, None, False).get()
+    _check(got, np.sum(view, axis=axes), "sum")
+    got = R.reduce("argmax", arr, 3, None, None, True).get()
+    _check(got, np.argmax(view, axis=3, keepdims=True), "argmax")
+
+
+def test_empty_reductions_follow_numpy(emulated):
+    from pycuda import _axis_reduction as R
+
+    arr = _host_array(emulated, np.zeros((0, 3)))
+    _check(R.reduce("sum", arr, 0, None, None, False).get(), np.zeros(3), "sum")
+    _check(R.reduce("prod", arr, 0, None, None, False).get(), np.ones(3), "prod")
+    _check(R.reduce("all", arr, 0, None, None, False).get(), np.ones(3, bool), "all")
+    assert R.reduce("max", arr, 1, None, None, False).shape == (0,)
+    assert R.reduce("argmax", arr, 1, None, None, False).shape == (0,)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        R.reduce("max", arr, 0, None, None, False)
+    with pytest.raises(ValueError, match="argmin of an empty sequence"):
+        R.reduce("argmin", arr, None, None, None, False)
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        got = R.reduce("mean", arr, 0, None, None, False).get()
+    assert np.isnan(got).all()
+
+
+def test_bad_arguments_are_clear(emulated):
+    from pycuda import gpuarray
+
+    arr = _host_array(emulated, np.zeros((2, 3), np.float32))
+    with pytest.raises(np.exceptions.AxisError):
+        arr.sum(axis=2)
+    with pytest.raises(ValueError, match="duplicate"):
+        arr.sum(axis=(1, -1))
+    with pytest.raises(TypeError):
+        arr.argmax(axis=(0, 1))
+    with pytest.raises(ValueError, match="out has shape"):
+        arr.sum(axis=0, out=gpuarray.GPUArray((2,), np.float32, emulated.allocate))
+    with pytest.raises(TypeError, match="out must be a GPUArray"):
+        arr.sum(axis=0, out=np.zeros(3, np.float32))
+    with pytest.raises(TypeError, match="complex"):
+        _host_array(emulated, np.zeros(3, np.complex64)).max(axis=0)
+    with pytest.raises(TypeError):
+        gpuarray.max(arr, axis=0, dtype=np.float64)  # numpy.max has no dtype either
+
+
+def test_methods_and_functions_emulated(emulated):
+    from pycuda import gpuarray
+
+    rng = np.random.default_rng(2)
+    host = rng.standard_normal((4, 6)).astype(np.float32)
+    arr = _host_array(emulated, host)
+    _check(arr.sum(axis=1).get(), np.sum(host, axis=1), "sum")
+    _check(gpuarray.sum(arr, axis=0).get(), np.sum(host, axis=0), "sum")
+    _check(arr.mean(axis=(0, 1), keepdims=True).get(), np.mean(host, keepdims=True), "mean")
+    _check(gpuarray.std(arr, axis=0, ddof=1).get(), np.std(host, axis=0, ddof=1), "std")
+    _check(arr[:, ::2].max(axis=0).get(), np.max(host[:, ::2], axis=0), "max")
+    _check(arr.T.argmin(axis=1).get(), np.argmin(host.T, axis=1), "argmin")
+    _check(gpuarray.prod(arr, axis=-1).get(), np.prod(host, axis=-1), "prod")
+    _check(arr.any(axis=0).get(), np.any(host, axis=0), "any")
+    _check(gpuarray.all(arr, axis=1, keepdims=True).get(), np.all(host, 1, keepdims=True), "all")
+    assert arr.var(axis=None).shape == ()
+
+
+# {{{ scans, emulated
+
+
+class _FlatScan:
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, ary, output_ary=None, allocator=None, stream=None):
+        host = _read(ary.ptr, ary.dtype, ary.size)
+        fn = np.cumsum if self.name == "cumsum" else np.cumprod
+        result = fn(host, dtype=ary.dtype)
+        ctypes.memmove(ary.ptr, result.tobytes(), result.nbytes)
+        return ary
+
+
+class _ScanFunction:
+    def __init__(self, name, in_t, res_t, kept):
+        self.name, self.in_t, self.res_t, self.kept = name, in_t, res_t, kept
+
+    def prepared_call(self, grid, block, *args):
+        out, inp, rows, length, in_step, out_step = args[:6]
+        k = self.kept
+        kd, ks, ko = args[6 : 6 + k], args[6 + k : 6 + 2 * k], args[6 + 2 * k :]
+        for o in range(rows):
+            ki, kout = _split(o, kd, ks), _split(o, kd, ko)
+            run = 0 if self.name == "cumsum" else 1
+            for j in range(length):
+                x = _read(inp + ki + j * in_step, self.in_t)[0].item()
+                run = run + x if self.name == "cumsum" else run * x
+                _write(out + kout + j * out_step, run, self.res_t)
+
+
+def _scan_module(in_dtype, res, acc, name, kept):
+    f = _ScanFunction(name, np.dtype(in_dtype), np.dtype(res), kept)
+    return {"thread": f, "block": f}
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_scans_emulated(emulated, name):
+    from pycuda import gpuarray
+
+    rng = np.random.default_rng(3)
+    for shape in [(5,), (3, 4), (2, 3, 4)]:
+        pairs = _views(rng, shape, np.int32)
+        for base, view in pairs:
+            for axis in [None, *range(-len(shape), len(shape))]:
+                arr = _device_view(emulated, base, view)
+                got = getattr(arr, name)(axis=axis).get()
+                ref = getattr(np, name)(view, axis=axis)
+                _check(got, ref, name)
+        host = pairs[0][1]
+        arr = _host_array(emulated, host)
+        out = gpuarray.GPUArray(host.shape, np.float64, emulated.allocate)
+        assert getattr(gpuarray, name)(arr, axis=0, out=out) is out
+        _check(out.get(), getattr(np, name)(host, axis=0).astype(np.float64), name)
+    with pytest.raises(np.exceptions.AxisError):
+        _host_array(emulated, np.zeros(3)).cumsum(axis=1)
+
+
+# }}}
