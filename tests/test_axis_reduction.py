@@ -618,3 +618,205 @@ def test_scans_emulated(emulated, name):
 
 
 # }}}
+
+# }}}
+
+# {{{ GPU: against NumPy in float64
+
+GPU_SHAPES = [(), (1,), (0,), (7,), (1000,), (3, 0), (0, 4), (33, 65), (4, 5, 6), (2, 1, 3)]
+GPU_DTYPES = [np.dtype(d) for d in (np.bool_, np.int8, np.int32, np.uint16, np.int64,
+                                    np.float16, np.float32, np.float64, np.complex64)]  # fmt: skip
+
+
+def _wide(host):
+    """The float64/complex128 copy of ``host`` that references are computed from."""
+    if host.dtype.kind == "c":
+        return host.astype(np.complex128)
+    if host.dtype.kind == "f":
+        return host.astype(np.float64)
+    return host
+
+
+def _gpu_values(rng, shape, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        return rng.integers(0, 5, shape).astype(dtype)
+    if dtype.kind == "f":  # positive: the rounding tolerance is relative to the sum itself
+        return rng.random(shape).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.random(shape) + 1j * rng.random(shape)).astype(dtype)
+    return _values(rng, shape, dtype)
+
+
+def _gpu_views(rng, shape, dtype):
+    from pycuda import gpuarray
+
+    c = _gpu_values(rng, shape, dtype)
+    yield c, gpuarray.to_gpu(c)
+    if shape and 0 not in shape:
+        big = _gpu_values(rng, tuple(2 * n + 1 for n in shape), dtype)
+        dev = gpuarray.to_gpu(big)
+        index = tuple(slice(1, None, 2) for n in shape)
+        yield big[index], dev[index]
+        rev = (slice(None, None, -1),) * len(shape)
+        yield c[rev], gpuarray.to_gpu(c)[rev]
+        t = _gpu_values(rng, tuple(reversed(shape)), dtype)
+        yield t.T, gpuarray.to_gpu(t).T
+
+
+def _reference(name, host, axis, keepdims, ddof=0):
+    kw = {"keepdims": keepdims}
+    if name in ("var", "std"):
+        kw["ddof"] = ddof
+    fn = {"any": np.any, "all": np.all}.get(name) or getattr(np, name)
+    with np.errstate(all="ignore"), _nowarn():
+        typed = np.asarray(fn(host, axis=axis, **kw))
+        wide = np.asarray(fn(_wide(host), axis=axis, **kw))
+    return typed.dtype, wide
+
+
+def _assert_gpu_close(got, dtype, ref, name, host, axis):
+    assert got.dtype == dtype, (name, got.dtype, dtype)
+    assert got.shape == ref.shape, (name, got.shape, ref.shape)
+    if dtype.kind in "biu" or name in ORDERED:
+        np.testing.assert_array_equal(got, ref.astype(dtype))
+        return
+    real = np.dtype(dtype.char.lower()) if dtype.kind == "c" else dtype
+    rtol = {2: 4e-3, 4: 2e-6, 8: 1e-13}[real.itemsize]
+    if name == "prod":
+        rtol *= 4 * max(1, host.size)  # products of [0,1) values: relative error grows by term
+    np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol, equal_nan=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", GPU_DTYPES, ids=str)
+@pytest.mark.parametrize("name", OPS)
+def test_gpu_reductions_match_numpy(ctx, name, dtype):
+    rng = np.random.default_rng(7)
+    if dtype.kind == "c" and name in ("max", "min", "argmax", "argmin"):
+        pytest.skip("NumPy orders complex values; PyCUDA's max/min do not (TypeError)")
+    for shape in GPU_SHAPES:
+        for host, arr in _gpu_views(rng, shape, dtype):
+            for axis in _axis_choices(len(shape)):
+                if name in ORDERED and isinstance(axis, tuple):
+                    continue
+                for keepdims in (False, True):
+                    axes = P.normalize_axes(axis, host.ndim)
+                    n_red = math.prod(host.shape[k] for k in axes)
+                    n_out = math.prod(P.result_shape(host.shape, axes, keepdims))
+                    if n_red == 0 and n_out and name in R_EMPTY:
+                        with pytest.raises(ValueError):
+                            getattr(arr, name)(axis=axis, keepdims=keepdims)
+                        continue
+                    dtype_ref, ref = _reference(name, host, axis, keepdims)
+                    with _nowarn():
+                        got = getattr(arr, name)(axis=axis, keepdims=keepdims).get()
+                    _assert_gpu_close(got, dtype_ref, ref, name, host, axis)
+
+
+R_EMPTY = ("max", "min", "argmax", "argmin")
+
+
+@pytest.mark.gpu
+def test_gpu_float32_axis_sums_within_few_ulps(ctx):
+    """The benchmark's shape: the rounding of either axis' sums stays within a few ulps."""
+    from pycuda import gpuarray
+
+    rng = np.random.default_rng(11)
+    host = rng.random((4096, 16384), dtype=np.float32)
+    arr = gpuarray.to_gpu(host)
+    for axis in (0, 1):
+        ref = np.sum(host.astype(np.float64), axis=axis)
+        got = arr.sum(axis=axis).get().astype(np.float64)
+        ulps = np.abs(got - ref) / np.spacing(ref.astype(np.float32)).astype(np.float64)
+        assert ulps.max() <= 8 and ulps.mean() <= 1.5, (axis, ulps.max(), ulps.mean())
+    ref = np.sum(host.astype(np.float64))
+    got = float(arr.sum().get())
+    assert abs(got - ref) <= 4 * float(np.spacing(np.float32(ref)))
+
+
+@pytest.mark.gpu
+def test_gpu_var_std_ddof_dtype_out_and_streams(ctx):
+    from pycuda import driver, gpuarray
+
+    rng = np.random.default_rng(12)
+    host = rng.standard_normal((50, 3000)) + 3.0
+    arr = gpuarray.to_gpu(host)
+    for axis in (0, 1, None, (0, 1)):
+        for ddof in (0, 1):
+            np.testing.assert_allclose(
+                arr.var(axis=axis, ddof=ddof).get(), np.var(host, axis=axis, ddof=ddof), rtol=1e-12
+            )
+            np.testing.assert_allclose(gpuarray.std(arr, axis=axis, ddof=ddof).get(),
+                                       np.std(host, axis=axis, ddof=ddof), rtol=1e-12)  # fmt: skip
+    c = (rng.standard_normal((40, 70)) + 1j * rng.standard_normal((40, 70))).astype(np.complex64)
+    got = gpuarray.to_gpu(c).var(axis=1)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got.get(), np.var(c.astype(np.complex128), axis=1), rtol=1e-5)
+    ints = rng.integers(-50, 50, (30, 40)).astype(np.int8)
+    iarr = gpuarray.to_gpu(ints)
+    got = iarr.sum(axis=0, dtype=np.int8)
+    assert got.dtype == np.int8
+    np.testing.assert_array_equal(got.get(), np.sum(ints, axis=0, dtype=np.int8))
+    np.testing.assert_allclose(iarr.mean(axis=1).get(), np.mean(ints, axis=1), rtol=1e-14)
+    out_base = gpuarray.zeros((40, 3), np.float64)
+    out = out_base[:, 1]
+    assert iarr.mean(axis=0, out=out) is out
+    np.testing.assert_allclose(out_base.get()[:, 1], np.mean(ints, axis=0), rtol=1e-14)
+    assert not out_base.get()[:, 0].any()
+    kd = gpuarray.empty((1, 40), np.int64)
+    assert iarr.argmax(axis=0, out=kd, keepdims=True) is kd
+    np.testing.assert_array_equal(kd.get(), np.argmax(ints, axis=0, keepdims=True))
+    stream = driver.Stream()
+    got = arr.sum(axis=1, stream=stream)
+    stream.synchronize()
+    np.testing.assert_allclose(got.get(), np.sum(host, axis=1), rtol=1e-12)
+    assert bool(gpuarray.to_gpu(np.ones(3)).any(stream).get())  # the original's positional form
+
+
+@pytest.mark.gpu
+def test_gpu_nan_and_first_index(ctx):
+    from pycuda import gpuarray
+
+    host = np.array([[1.0, 5.0, 5.0, np.nan, 2.0], [3.0, 3.0, 1.0, 1.0, 0.0]])
+    arr = gpuarray.to_gpu(host)
+    np.testing.assert_array_equal(arr.argmax(axis=1).get(), np.argmax(host, axis=1))
+    np.testing.assert_array_equal(arr.argmin(axis=1).get(), np.argmin(host, axis=1))
+    np.testing.assert_array_equal(arr.max(axis=1).get(), np.max(host, axis=1))
+    np.testing.assert_array_equal(arr.min(axis=0).get(), np.min(host, axis=0))
+    big = np.zeros((3, 100000), np.float32)
+    big[:, 70000] = 1
+    big[:, 90000] = 1
+    np.testing.assert_array_equal(gpuarray.to_gpu(big).argmax(axis=1).get(), [70000] * 3)
+    np.testing.assert_array_equal(gpuarray.to_gpu(big.T.copy()).argmax(axis=0).get(), [70000] * 3)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64, np.bool_, np.complex64])
+def test_gpu_scans_match_numpy(ctx, name, dtype):
+    from pycuda import gpuarray
+
+    rng = np.random.default_rng(13)
+    dtype = np.dtype(dtype)
+    for shape in [(), (0,), (1,), (1000,), (5000,), (3, 4), (7, 3000), (3000, 7), (4, 5, 6)]:
+        for host, arr in _gpu_views(rng, shape, dtype):
+            if name == "cumprod" and dtype.kind == "f":
+                host = host + dtype.type(0.5)  # products of values near 1
+                arr = arr + 0.5
+            for axis in [None, *range(-len(shape), len(shape))]:
+                got = getattr(arr, name)(axis=axis)
+                ref = getattr(np, name)(host, axis=axis)
+                assert got.dtype == ref.dtype and got.shape == ref.shape
+                wide = getattr(np, name)(_wide(host), axis=axis)
+                rtol = {"f": 1e-4, "c": 1e-4}.get(dtype.kind, 0)
+                np.testing.assert_allclose(got.get(), wide, rtol=rtol * (1 + host.size // 100))
+    arr = gpuarray.to_gpu(np.arange(12, dtype=np.int32).reshape(3, 4))
+    out = gpuarray.empty((3, 4), np.float32)
+    assert gpuarray.cumsum(arr, axis=1, out=out) is out
+    np.testing.assert_array_equal(out.get(), np.cumsum(np.arange(12).reshape(3, 4), axis=1))
+    got = arr.cumsum(axis=0, dtype=np.int8)
+    assert got.dtype == np.int8
+
+
+# }}}

@@ -37,6 +37,22 @@ def scan_dtypes(in_dtype: np.dtype, dtype: Any) -> tuple[np.dtype, np.dtype]:
     return res, _acc(res)
 
 
+_SHFL_UP = r"""
+template <class T>
+__device__ __forceinline__ T pycuda_shfl_up(const T &v, unsigned delta) {
+    constexpr int W = (sizeof(T) + 3) / 4;
+    unsigned w[W] = {};
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (int k = 0; k < W; ++k)
+        w[k] = __shfl_up_sync(0xffffffffu, w[k], delta);
+    T r;
+    memcpy(&r, w, sizeof(T));
+    return r;
+}
+"""
+
+
 def _split_kept(kept: int) -> str:
     lines = ["long long pr_ki = 0, pr_ko = 0, pr_rem = o;"]
     for d in range(kept - 1, 0, -1):
@@ -60,6 +76,7 @@ def scan_source(in_dtype: np.dtype, res: np.dtype, acc: np.dtype, name: str, kep
     )  # fmt: skip
     nw = _BLOCK // 32
     return f"""{_ARRAY_HELPERS}
+{_SHFL_UP}
 typedef {dtype_to_ctype(in_dtype)} in_t;
 typedef {dtype_to_ctype(acc)} acc_t;
 typedef {dtype_to_ctype(res)} res_t;
@@ -150,33 +167,11 @@ extern "C" __global__ void __launch_bounds__({_BLOCK}) {_NAME}_block({params})
 """
 
 
-_SHFL_UP = r"""
-template <class T>
-__device__ __forceinline__ T pycuda_shfl_up(const T &v, unsigned delta) {
-    constexpr int W = (sizeof(T) + 3) / 4;
-    unsigned w[W] = {};
-    memcpy(w, &v, sizeof(T));
-#pragma unroll
-    for (int k = 0; k < W; ++k)
-        w[k] = __shfl_up_sync(0xffffffffu, w[k], delta);
-    T r;
-    memcpy(&r, w, sizeof(T));
-    return r;
-}
-"""
-
-
-def full_scan_source(in_dtype: np.dtype, res: np.dtype, acc: np.dtype, name: str, kept: int):
-    """:func:`scan_source` with its shuffle helper: a complete source."""
-    source = scan_source(in_dtype, res, acc, name, kept)
-    return source.replace("typedef", _SHFL_UP + "typedef", 1)
-
-
 @context_dependent_memoize
 def _axis_module(in_dtype: np.dtype, res: np.dtype, acc: np.dtype, name: str, kept: int):
     from pycuda.compiler import SourceModule
 
-    mod = SourceModule(full_scan_source(in_dtype, res, acc, name, kept), no_extern_c=True)
+    mod = SourceModule(scan_source(in_dtype, res, acc, name, kept), no_extern_c=True)
     funcs = {}
     for kind in ("thread", "block"):
         func = mod.get_function(f"{_NAME}_{kind}")
