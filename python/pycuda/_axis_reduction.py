@@ -301,9 +301,10 @@ def _reduce_into(
     name: str, a: Any, axes: tuple[int, ...], keepdims: bool, target: Any, op: ReduceOp,
     acc: np.dtype, dtype: Any, stream: Any, allocator: Any, ddof: int,
 ) -> None:  # fmt: skip
-    from pycuda import driver
+    from pycuda import gpuarray
 
-    alloc = allocator or driver.mem_alloc
+    # Partials from the context's caching pool by default: a cuMemFree would synchronize.
+    alloc = allocator or gpuarray._default_allocator()
     out_strides = target.strides
     if keepdims:
         out_strides = tuple(s for k, s in enumerate(out_strides) if k not in axes)

@@ -197,6 +197,7 @@ def scan(
     allocator: Any = None,
 ) -> Any:
     """``numpy.cumsum``/``numpy.cumprod`` (``name``) of the GPUArray ``a``."""
+    from pycuda import gpuarray
     from pycuda.gpuarray import GPUArray, _overlaps
 
     if not isinstance(a, GPUArray):
@@ -216,7 +217,8 @@ def scan(
             target = GPUArray(shape, res, allocator)
         if a.size:
             target.reshape(a.shape)[...] = a
-            _flat_kernel(res, name)(target, allocator=allocator, stream=stream)
+            scratch = allocator or gpuarray._default_allocator()
+            _flat_kernel(res, name)(target, allocator=scratch, stream=stream)
     else:
         target = out
         if out is None or _overlaps(out, a):
