@@ -271,6 +271,11 @@ def reduce(  # noqa: A001 - NumPy's name for what this does
 
     if not isinstance(a, GPUArray):
         raise TypeError(f"{name}: a must be a GPUArray, got {type(a).__name__}")
+    if a.dtype.kind not in "biufc" or a.dtype.name == "bfloat16":
+        raise TypeError(
+            f"{name} along axes takes bool, integer, float16/32/64 or complex arrays, not "
+            f"{a.dtype} (convert first, e.g. a.astype(numpy.float32))"
+        )
     axes = normalize_axes(axis, a.ndim, allow_tuple=name not in _ARG_OPS)
     shape = result_shape(a.shape, axes, keepdims)
     n_red = math.prod(a.shape[k] for k in axes)
