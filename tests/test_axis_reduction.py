@@ -820,3 +820,27 @@ def test_gpu_scans_match_numpy(ctx, name, dtype):
 
 
 # }}}
+
+
+def test_few_long_rows_scan_row_by_row_emulated(emulated):
+    """cumsum along a long axis of few rows: a contiguous copy, one single-pass scan per row."""
+    rng = np.random.default_rng(4)
+    host = rng.integers(0, 9, (70000, 3)).astype(np.int16)
+    arr = _host_array(emulated, host)
+    for axis in (0, -2):
+        got = arr.cumsum(axis=axis).get()
+        _check(got, np.cumsum(host, axis=axis), "cumsum")
+    _check(arr.T.cumprod(axis=1).get(), np.cumprod(host.T, axis=1), "cumprod")
+
+
+@pytest.mark.gpu
+def test_gpu_few_long_rows_scan(ctx):
+    from pycuda import gpuarray
+
+    rng = np.random.default_rng(14)
+    host = rng.integers(-5, 5, (100000, 3)).astype(np.int32)
+    arr = gpuarray.to_gpu(host)
+    np.testing.assert_array_equal(arr.cumsum(axis=0).get(), np.cumsum(host, axis=0))
+    np.testing.assert_array_equal(arr.T.cumsum(axis=1).get(), np.cumsum(host.T, axis=1))
+    f = rng.random((2, 200000))
+    np.testing.assert_allclose(gpuarray.to_gpu(f).cumsum(axis=1).get(), np.cumsum(f, axis=1))

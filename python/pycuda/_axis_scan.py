@@ -26,6 +26,7 @@ from pycuda.tools import context_dependent_memoize
 _NAME = "pycuda_axis_scan"
 _ITEMS = 8  # elements each thread of a block-kind scan takes per tile
 _BLOCK = 256
+_FEW_ROWS, _LONG = 16, 1 << 16  # rows this few and this long go to the single-pass scan
 _OPS = {"cumsum": ("a+b", "0"), "cumprod": ("a*b", "1")}
 
 
@@ -223,12 +224,34 @@ def scan(
         target = out
         if out is None or _overlaps(out, a):
             target = GPUArray(shape, res if out is None else out.dtype, allocator)
-        if a.size:
+        if a.size and a.size // a.shape[axes[0]] <= _FEW_ROWS and a.shape[axes[0]] >= _LONG:
+            scratch = allocator or gpuarray._default_allocator()
+            _scan_few_long_rows(name, a, axes[0], target, stream, scratch)
+        elif a.size:
             _scan_axis(name, a, axes[0], target, acc, stream)
     if out is not None and target is not out:
         out[...] = target
         return out
     return target
+
+
+def _scan_few_long_rows(
+    name: str, a: Any, axis: int, target: Any, stream: Any, scratch: Any
+) -> None:
+    """A few long rows: each by the single-pass scan of the whole GPU (one block per row, or
+    one thread walking a row, would leave it nearly idle), on a contiguous copy in the result
+    dtype with the scanned axis last."""
+    from pycuda.gpuarray import GPUArray
+
+    order = [k for k in range(a.ndim) if k != axis] + [axis]
+    moved = a.transpose(order)
+    tmp = GPUArray(moved.shape, target.dtype, scratch)
+    tmp[...] = moved
+    rows = tmp.reshape(-1, a.shape[axis])
+    kernel = _flat_kernel(target.dtype, name)
+    for i in range(rows.shape[0]):
+        kernel(rows[i], allocator=scratch, stream=stream)
+    target[...] = tmp.transpose(tuple(int(k) for k in np.argsort(order)))
 
 
 def _scan_axis(name: str, a: Any, axis: int, target: Any, acc: np.dtype, stream: Any) -> None:
