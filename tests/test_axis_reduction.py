@@ -844,3 +844,103 @@ def test_gpu_few_long_rows_scan(ctx):
     np.testing.assert_array_equal(arr.T.cumsum(axis=1).get(), np.cumsum(host.T, axis=1))
     f = rng.random((2, 200000))
     np.testing.assert_allclose(gpuarray.to_gpu(f).cumsum(axis=1).get(), np.cumsum(f, axis=1))
+
+
+# {{{ CPU: the thread-kind kernels' own C code, compiled for and run on the host
+
+_HOST_STUBS = r"""
+#include <cstring>
+#include <cmath>
+#define __launch_bounds__(n)
+#define __shfl_down_sync(m, v, d) (v)
+#define __shfl_up_sync(m, v, d) (v)
+static inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+static inline double __longlong_as_double(long long i) {
+    double f; std::memcpy(&f, &i, 8); return f;
+}
+"""
+
+
+@pytest.fixture
+def host_kernels(monkeypatch):
+    """GPUArrays on host memory; the reductions' and scans' thread-kind kernels compiled by
+    the host compiler and run thread by thread (one chunk per pass: blockIdx.y is 0 there)."""
+    from pycuda import _axis_kernels as K
+    from pycuda import _axis_reduction as R
+    from pycuda import _axis_scan as S
+
+    if host_device.host_compiler() is None:
+        pytest.skip("the host stand-in needs a C++ compiler and the CUDA headers")
+    device = host_device.install(monkeypatch)
+
+    def module(op, kept, red):
+        source = _HOST_STUBS + K._head(op).replace(K._ARRAY_HELPERS, "")
+        func = device.compile(source + K._thread_kernel("kt", kept, red, True), "kt",
+                              K.arg_format(kept, red))  # fmt: skip
+        # Both kinds take the same parameters and compute the same values.
+        return {("thread", True): func, ("block", True): func}
+
+    def one_chunk(layout, itemsize, wave):
+        return P.Launch("thread", 32, (1, 1), 1, layout.n_red)
+
+    def scan_module(in_dtype, res, acc, name, kept):
+        source = S.scan_source(in_dtype, res, acc, name, kept).replace(S._ARRAY_HELPERS, "")
+        source = source[: source.index("__device__ __forceinline__ acc_t pr_warp_scan")]
+        func = device.compile(_HOST_STUBS + source, f"{S._NAME}_thread", "PPqqqq" + "qqq" * kept)
+        return {"thread": func, "block": func}
+
+    monkeypatch.setattr(R, "_module", module)
+    monkeypatch.setattr(R, "choose_launch", one_chunk)
+    monkeypatch.setattr(R, "_wave", lambda: 1)
+    monkeypatch.setattr(S, "_axis_module", scan_module)
+    return device
+
+
+HOST_KERNEL_DTYPES = [np.dtype(d) for d in (np.bool_, np.int8, np.uint16, np.int64, np.float16,
+                                            np.float32, np.float64, np.complex128)]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", HOST_KERNEL_DTYPES, ids=str)
+def test_thread_kernels_on_the_host(host_kernels, dtype):
+    from pycuda import _axis_reduction as R
+
+    rng = np.random.default_rng(6)
+    for name in OPS:
+        if dtype.kind == "c" and name in ("max", "min", "argmax", "argmin"):
+            continue
+        for shape in [(5,), (3, 4), (2, 3, 4)]:
+            for base, view in _views(rng, shape, dtype)[::2]:
+                for axis in [None, 0, -1, tuple({0, len(shape) - 1})]:
+                    if name in ORDERED and isinstance(axis, tuple):
+                        continue
+                    arr = _device_view(host_kernels, base, view)
+                    got = R.reduce(name, arr, axis, None, None, True).get()
+                    ref = np.asarray(_reference(name, view, axis, True)[1])
+                    dtype_ref = _reference(name, view, axis, True)[0]
+                    _assert_host_close(got, dtype_ref, ref, name)
+
+
+def _assert_host_close(got, dtype, ref, name):
+    assert got.dtype == dtype and got.shape == ref.shape, (name, got.dtype, dtype)
+    if dtype.kind in "biu":
+        np.testing.assert_array_equal(got, ref.astype(dtype))
+    else:
+        rtol = 2e-3 if dtype.itemsize <= 2 or dtype == np.complex64 else 1e-5
+        np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex128, np.bool_], ids=str)
+def test_scan_thread_kernel_on_the_host(host_kernels, dtype):
+    rng = np.random.default_rng(8)
+    for shape in [(6,), (3, 5), (2, 3, 4)]:
+        for base, view in _views(rng, shape, dtype):
+            for axis in range(len(shape)):
+                arr = _device_view(host_kernels, base, view)
+                for name in ("cumsum", "cumprod"):
+                    got = getattr(arr, name)(axis=axis).get()
+                    ref = getattr(np, name)(view, axis=axis)
+                    assert got.dtype == ref.dtype
+                    np.testing.assert_allclose(got, ref, rtol=1e-5)
+
+
+# }}}
