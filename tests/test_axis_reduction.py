@@ -929,6 +929,53 @@ def _assert_host_close(got, dtype, ref, name):
         np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol)
 
 
+@pytest.fixture
+def host_block_kernels(monkeypatch):
+    """As host_kernels, with the block-kind kernels run as one-thread blocks (their shuffles
+    and barriers then have nothing to exchange: a lane's partner is the neutral element)."""
+    from pycuda import _axis_kernels as K
+    from pycuda import _axis_reduction as R
+
+    if host_device.host_compiler() is None:
+        pytest.skip("the host stand-in needs a C++ compiler and the CUDA headers")
+    device = host_device.install(monkeypatch)
+    one_thread = host_device.HostDevice(grid=3, block=1)
+    stubs = _HOST_STUBS + "#define __shared__\n#define __syncthreads()\n"
+
+    def module(op, kept, red):
+        source = stubs + K._head(op).replace(K._ARRAY_HELPERS, "")
+        kernel = K._block_kernel("kb", kept, red, True)
+        kernel = kernel.replace("pycuda_shfl_down(pr_acc, pr_off)", "pr_neutral()")
+        func = one_thread.compile(source + kernel, "kb", K.arg_format(kept, red))
+        return {("thread", True): func, ("block", True): func}
+
+    def one_chunk(layout, itemsize, wave):
+        return P.Launch("block", 32, (1, 1), 1, layout.n_red)
+
+    monkeypatch.setattr(R, "_module", module)
+    monkeypatch.setattr(R, "choose_launch", one_chunk)
+    monkeypatch.setattr(R, "_wave", lambda: 1)
+    return device
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float64, np.complex128], ids=str)
+def test_block_kernels_on_the_host(host_block_kernels, dtype):
+    from pycuda import _axis_reduction as R
+
+    rng = np.random.default_rng(9)
+    dtype = np.dtype(dtype)
+    for name in OPS:
+        if dtype.kind == "c" and name in ("max", "min", "argmax", "argmin"):
+            continue
+        for shape in [(21,), (3, 20)]:
+            for base, view in _views(rng, shape, dtype)[::3]:
+                for axis in [None, -1, 0]:
+                    arr = _device_view(host_block_kernels, base, view)
+                    got = R.reduce(name, arr, axis, None, None, False).get()
+                    dtype_ref, ref = _reference(name, view, axis, False)
+                    _assert_host_close(got, dtype_ref, np.asarray(ref), name)
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex128, np.bool_], ids=str)
 def test_scan_thread_kernel_on_the_host(host_kernels, dtype):
     rng = np.random.default_rng(8)

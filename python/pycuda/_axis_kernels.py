@@ -168,7 +168,7 @@ extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
             pr_smem[pr_warp] = pr_acc;
         __syncthreads();
         if (pr_warp == 0) {{
-            pr_acc = pr_lane < (int)(blockDim.x >> 5) ? pr_smem[pr_lane] : pr_neutral();
+            pr_acc = pr_lane < (int)((blockDim.x + 31) >> 5) ? pr_smem[pr_lane] : pr_neutral();
             #pragma unroll
             for (int pr_off = 16; pr_off > 0; pr_off >>= 1)
                 pr_acc = pr_op(pr_acc, pycuda_shfl_down(pr_acc, pr_off));
