@@ -153,6 +153,7 @@ def nvrtc_modules(monkeypatch):
 @needs_nvrtc
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_every_reduction_kernel_compiles(nvrtc_modules, dtype):
+    from pycuda import _axis_kernels as K
     from pycuda import _axis_reduction as R
 
     for name in OPS:
@@ -161,13 +162,26 @@ def test_every_reduction_kernel_compiles(nvrtc_modules, dtype):
                 R.reduce_op(name, dtype, R.result_dtype(name, dtype))
             continue
         op, acc = R.reduce_op(name, dtype, R.result_dtype(name, dtype))
-        kept, red = (1, 1) if name in ORDERED else (2, 2)
-        funcs = R._module.__wrapped__(op, kept, red)
-        assert funcs[("block", True)].format == "PPPqqqqdi" + "q" * (3 * kept + 2 * red)
-        assert funcs[("block", False)].format == "PPPqqqqdi" + "q" * (3 * kept + 2)
+        vec = K.vector_width(dtype.itemsize, 1)
+        funcs = R._module.__wrapped__(op, 2, 1, vec)
+        assert funcs[("block", True)].format == "PPPqqqqdi" + "q" * 8
+        assert funcs[("thread", False)].format == "PPPqqqqdi" + "q" * 8
+        assert (("block_vec", True) in funcs) == (dtype.itemsize <= 8)
         if name == "var":
             mean_acc = R._mean_acc(dtype, None)
-            R._module.__wrapped__(R.reduce_op("mean", dtype, mean_acc, mean_acc)[0], 2, 2)
+            R._module.__wrapped__(R.reduce_op("mean", dtype, mean_acc, mean_acc)[0], 2, 1, vec)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("name", OPS)
+def test_many_dimension_kernels_compile(nvrtc_modules, name):
+    from pycuda import _axis_reduction as R
+
+    dtype = np.dtype(np.float32)
+    op, acc = R.reduce_op(name, dtype, R.result_dtype(name, dtype))
+    funcs = R._module.__wrapped__(op, 3, P.MAX_DIMS)
+    assert funcs[("block", True)].format == "PPPqqqqdi" + "q" * (9 + 2 * P.MAX_DIMS)
+    assert funcs[("block", False)].format == "PPPqqqqdi" + "q" * 11
 
 
 @needs_nvrtc
@@ -347,10 +361,10 @@ def emulated(monkeypatch):
             return R._pair(ctype_to_dtype(ctype[16:-1]))
         return ctype_to_dtype(ctype)
 
-    def module(op, kept, red):
+    def module(op, kept, red, vec=0):
         dtypes = [dtype_of(c) for c in (op.in_ctype, op.acc_ctype, op.res_ctype, op.aux_ctype)]
         funcs = {}
-        for kind in ("thread", "block"):
+        for kind in ("thread", "block", "block_vec"):
             for first in (True, False):
                 f = _Emulated(op, first, kept, red if first else 1, dtypes)
                 f.prepare("PPPqqqqdi" + "q" * (3 * kept + 2 * (red if first else 1)))
@@ -873,7 +887,7 @@ def host_kernels(monkeypatch):
         pytest.skip("the host stand-in needs a C++ compiler and the CUDA headers")
     device = host_device.install(monkeypatch)
 
-    def module(op, kept, red):
+    def module(op, kept, red, vec=0):
         source = _HOST_STUBS + K._head(op).replace(K._ARRAY_HELPERS, "")
         func = device.compile(source + K._thread_kernel("kt", kept, red, True), "kt",
                               K.arg_format(kept, red))  # fmt: skip
@@ -940,14 +954,23 @@ def host_block_kernels(monkeypatch):
         pytest.skip("the host stand-in needs a C++ compiler and the CUDA headers")
     device = host_device.install(monkeypatch)
     one_thread = host_device.HostDevice(grid=3, block=1)
+    launched: list = []
+    device.launched = launched
     stubs = _HOST_STUBS + "#define __shared__\n#define __syncthreads()\n"
 
-    def module(op, kept, red):
+    def module(op, kept, red, vec=0):
         source = stubs + K._head(op).replace(K._ARRAY_HELPERS, "")
-        kernel = K._block_kernel("kb", kept, red, True)
-        kernel = kernel.replace("pycuda_shfl_down(pr_acc, pr_off)", "pr_neutral()")
-        func = one_thread.compile(source + kernel, "kb", K.arg_format(kept, red))
-        return {("thread", True): func, ("block", True): func}
+        funcs = {}
+        for kind, width in (("block", 0), ("block_vec", vec)):
+            if kind == "block_vec" and not vec:
+                continue
+            kernel = K._block_kernel("kb", kept, red, True, width)
+            kernel = kernel.replace("pycuda_shfl_down(pr_acc, pr_off)", "pr_neutral()")
+            funcs[(kind, True)] = one_thread.compile(source + kernel, "kb", K.arg_format(kept, red))
+            funcs[(kind, True)].kind = kind
+        launched.clear()
+        launched.append(funcs)
+        return funcs
 
     def one_chunk(layout, itemsize, wave):
         return P.Launch("block", 32, (1, 1), 1, layout.n_red)
@@ -967,13 +990,19 @@ def test_block_kernels_on_the_host(host_block_kernels, dtype):
     for name in OPS:
         if dtype.kind == "c" and name in ("max", "min", "argmax", "argmin"):
             continue
-        for shape in [(21,), (3, 20)]:
+        vector_runs = 0
+        for shape in [(21,), (3, 20), (3, 48)]:
             for base, view in _views(rng, shape, dtype)[::3]:
                 for axis in [None, -1, 0]:
                     arr = _device_view(host_block_kernels, base, view)
                     got = R.reduce(name, arr, axis, None, None, False).get()
                     dtype_ref, ref = _reference(name, view, axis, False)
                     _assert_host_close(got, dtype_ref, np.asarray(ref), name)
+                    funcs = host_block_kernels.launched[-1]
+                    if ("block_vec", True) in funcs:
+                        vector_runs += funcs[("block_vec", True)].launches
+        if dtype.itemsize <= 8:
+            assert vector_runs > 0  # the 16-byte loads ran, and agreed with NumPy
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.float32, np.complex128, np.bool_], ids=str)

@@ -131,20 +131,8 @@ extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
 """
 
 
-def _block_kernel(name: str, kept: int, red: int, first: bool) -> str:
+def _block_scalar_loop(red: int, first: bool) -> str:
     return f"""
-extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
-{{
-    __shared__ __align__(16) unsigned char pr_raw[{_MAX_WARPS} * sizeof(acc_t)];
-    acc_t *pr_smem = reinterpret_cast<acc_t *>(pr_raw);
-    const long long pr_chunk = blockIdx.y;
-    const long long pr_r0 = pr_chunk * pr_clen;
-    const long long pr_r1 = pr_r0 + pr_clen < pr_nred ? pr_r0 + pr_clen : pr_nred;
-    const int pr_lane = threadIdx.x & 31, pr_warp = threadIdx.x >> 5;
-    for (long long o = blockIdx.x; o < pr_nout; o += gridDim.x) {{
-        {_split("o", "kd", [("pr_ki", "ks"), ("pr_ko", "ko")], kept)}
-        const char *pr_row = pr_in + pr_ki;
-        PR_BEGIN;
         for (long long pr_r = pr_r0 + threadIdx.x; pr_r < pr_r1;
              pr_r += (long long)blockDim.x * {GROUP}) {{
             acc_t pr_v[{GROUP}];
@@ -159,7 +147,55 @@ extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
                 }}
             }}
             PR_STEP(pr_v);
+        }}"""
+
+
+def _block_vector_loop(vec: int) -> str:
+    """The first pass over one contiguous row in 16-byte loads of ``vec`` elements (the row
+    start and the chunk start aligned to 16 bytes), then the last elements one by one."""
+    return f"""
+        typedef pc_pack<in_t, {vec}> pr_pack_t;
+        const pr_pack_t *pr_packs = reinterpret_cast<const pr_pack_t *>(pr_row);
+        const long long pr_c1 = pr_r1 / {vec};
+        for (long long pr_c = pr_r0 / {vec} + threadIdx.x; pr_c < pr_c1;
+             pr_c += (long long)blockDim.x * {GROUP}) {{
+            acc_t pr_v[{GROUP}];
+            #pragma unroll
+            for (int pr_u = 0; pr_u < {GROUP}; ++pr_u) {{
+                const long long c = pr_c + (long long)pr_u * blockDim.x;
+                if (c < pr_c1) {{
+                    const pr_pack_t pr_p = pr_packs[c];
+                    acc_t pr_w[{vec}];
+                    #pragma unroll
+                    for (int pr_j = 0; pr_j < {vec}; ++pr_j)
+                        pr_w[pr_j] = pr_map(pr_p.v[pr_j], c * {vec} + pr_j, pr_aux, o);
+                    pr_tree(pr_w);
+                    pr_v[pr_u] = pr_w[0];
+                }} else {{
+                    pr_v[pr_u] = pr_neutral();
+                }}
+            }}
+            PR_STEP(pr_v);
         }}
+        for (long long r = pr_c1 * {vec} + threadIdx.x; r < pr_r1; r += blockDim.x)
+            pr_acc = pr_op(pr_acc, pr_map(*(const in_t *)(pr_row + r * rs0), r, pr_aux, o));"""
+
+
+def _block_kernel(name: str, kept: int, red: int, first: bool, vec: int = 0) -> str:
+    loop = _block_vector_loop(vec) if vec else _block_scalar_loop(red, first)
+    return f"""
+extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
+{{
+    __shared__ __align__(16) unsigned char pr_raw[{_MAX_WARPS} * sizeof(acc_t)];
+    acc_t *pr_smem = reinterpret_cast<acc_t *>(pr_raw);
+    const long long pr_chunk = blockIdx.y;
+    const long long pr_r0 = pr_chunk * pr_clen;
+    const long long pr_r1 = pr_r0 + pr_clen < pr_nred ? pr_r0 + pr_clen : pr_nred;
+    const int pr_lane = threadIdx.x & 31, pr_warp = threadIdx.x >> 5;
+    for (long long o = blockIdx.x; o < pr_nout; o += gridDim.x) {{
+        {_split("o", "kd", [("pr_ki", "ks"), ("pr_ko", "ko")], kept)}
+        const char *pr_row = pr_in + pr_ki;
+        PR_BEGIN;{loop}
         PR_END;
         #pragma unroll
         for (int pr_off = 16; pr_off > 0; pr_off >>= 1)
@@ -214,6 +250,14 @@ __device__ __forceinline__ res_t pr_final(const acc_t &a, double d) {{
     (void)d;
     return {op.final};
 }}
+template <int N>
+__device__ __forceinline__ void pr_tree(acc_t (&v)[N]) {{
+    #pragma unroll
+    for (int s = 1; s < N; s *= 2)
+        #pragma unroll
+        for (int k = 0; k + s < N; k += 2 * s)
+            v[k] = pr_op(v[k], v[k + s]);
+}}
 #define PR_BEGIN \\
     acc_t pr_acc = pr_neutral(), pr_outer = pr_neutral(); \\
     int pr_count = 0
@@ -233,19 +277,31 @@ __device__ __forceinline__ res_t pr_final(const acc_t &a, double d) {{
 """
 
 
-def kernel_names(name: str) -> dict[tuple[str, bool], str]:
-    """{(kind, first pass): kernel name} of a module."""
-    return {
+def vector_width(in_itemsize: int, red: int) -> int:
+    """Elements per 16-byte load of the vector first pass (0: the module has none): only
+    over one reduced dimension, of elements of 1, 2, 4 or 8 bytes."""
+    return 16 // in_itemsize if red == 1 and in_itemsize in (1, 2, 4, 8) else 0
+
+
+def kernel_names(name: str, vec: int = 0) -> dict[tuple[str, bool], str]:
+    """{(kind, first pass): kernel name} of a module; kind "block_vec" when ``vec``."""
+    names = {
         (kind, first): f"{name}_{kind}{'' if first else '_part'}"
         for kind in ("thread", "block")
         for first in (True, False)
     }
+    if vec:
+        names[("block_vec", True)] = f"{name}_block_vec"
+    return names
 
 
-def reduction_source(name: str, op: ReduceOp, kept: int, red: int) -> str:
-    """The module of ``op`` over ``kept`` and ``red`` merged dimensions (partial passes: 1)."""
+def reduction_source(name: str, op: ReduceOp, kept: int, red: int, vec: int = 0) -> str:
+    """The module of ``op`` over ``kept`` and ``red`` merged dimensions (partial passes: 1),
+    with a vector first pass of ``vec`` elements per load when ``vec``."""
     parts = [_head(op)]
     for (kind, first), kname in kernel_names(name).items():
         make = _thread_kernel if kind == "thread" else _block_kernel
         parts.append(make(kname, kept, red if first else 1, first))
+    if vec:
+        parts.append(_block_kernel(f"{name}_block_vec", kept, 1, True, vec))
     return "\n".join(parts)

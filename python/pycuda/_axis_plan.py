@@ -192,6 +192,8 @@ def choose_launch(layout: AxisLayout, itemsize: int, wave: int) -> Launch:
 def _launch(kind: str, block: int, grid_x: int, chunks: int, n_red: int) -> Launch:
     chunks = max(1, min(chunks, _MAX_CHUNKS))
     chunk_len = -(-n_red // chunks) if n_red else 0
+    if kind == "block":  # chunks start on 16-element boundaries: 16-byte loads stay aligned
+        chunk_len = -(-chunk_len // 16) * 16
     if chunk_len:
         chunks = -(-n_red // chunk_len)
     return Launch(kind, block, (max(1, grid_x), chunks), chunks, chunk_len)

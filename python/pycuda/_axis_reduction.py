@@ -23,7 +23,13 @@ from typing import Any
 import numpy as np
 
 from pycuda._array_kernels import compute_dtype
-from pycuda._axis_kernels import ReduceOp, arg_format, kernel_names, reduction_source
+from pycuda._axis_kernels import (
+    ReduceOp,
+    arg_format,
+    kernel_names,
+    reduction_source,
+    vector_width,
+)
 from pycuda._axis_plan import (
     MAX_DIMS,
     AxisLayout,
@@ -159,15 +165,16 @@ def _mean_acc(in_dtype: np.dtype, dtype: Any) -> np.dtype:
 
 
 @context_dependent_memoize
-def _module(op: ReduceOp, kept: int, red: int) -> dict[tuple[str, bool], Any]:
-    """The prepared kernels of ``op`` over ``kept`` and ``red`` merged dimensions."""
+def _module(op: ReduceOp, kept: int, red: int, vec: int = 0) -> dict[tuple[str, bool], Any]:
+    """The prepared kernels of ``op`` over ``kept`` and ``red`` merged dimensions (and the
+    vector first pass of ``vec`` elements per load, when ``vec``)."""
     from pycuda.compiler import SourceModule
 
-    mod = SourceModule(reduction_source(_NAME, op, kept, red), no_extern_c=True)
+    mod = SourceModule(reduction_source(_NAME, op, kept, red, vec), no_extern_c=True)
     funcs = {}
-    for (kind, first), kname in kernel_names(_NAME).items():
+    for (kind, first), kname in kernel_names(_NAME, vec).items():
         func = mod.get_function(kname)
-        func.prepare(arg_format(kept, red if first else 1))
+        func.prepare(arg_format(kept, red if first and kind != "block_vec" else 1))
         funcs[(kind, first)] = func
     return funcs
 
@@ -190,6 +197,18 @@ def _launch(func: Any, launch: Any, stream: Any, args: list[Any]) -> None:
         func.prepared_async_call(launch.grid, (launch.block, 1, 1), stream, *args)
 
 
+def _vector_ok(layout: AxisLayout, launch: Any, in_ptr: int, itemsize: int, vec: int) -> bool:
+    """Whether the first pass may read whole 16-byte packs: contiguous rows that start, and
+    chunks that begin, on 16-byte boundaries."""
+    return (
+        vec > 0
+        and layout.red_in[0] == itemsize
+        and in_ptr % 16 == 0
+        and all(s % 16 == 0 for s in layout.kept_in)
+        and (launch.chunks == 1 or launch.chunk_len % vec == 0)
+    )
+
+
 def run_passes(
     op: ReduceOp,
     acc_size: int,
@@ -204,10 +223,14 @@ def run_passes(
 ) -> None:
     """Reduce ``layout`` (input at ``in_ptr``) into ``out_ptr``: one pass, or a split pass and
     passes over its partials."""
-    funcs = _module(op, len(layout.kept_shape), len(layout.red_shape))
+    vec = vector_width(in_itemsize, len(layout.red_shape))
+    funcs = _module(op, len(layout.kept_shape), len(layout.red_shape), vec)
     first, itemsize, keep = True, in_itemsize, []
     while True:
         launch = choose_launch(layout, itemsize, _wave())
+        kind = launch.kind
+        if first and kind == "block" and _vector_ok(layout, launch, in_ptr, in_itemsize, vec):
+            kind = "block_vec"
         last = launch.chunks == 1
         if last:
             kept_out, cstride, dst, nxt = layout.kept_out, 0, out_ptr, None
@@ -219,7 +242,7 @@ def run_passes(
         args = [dst, in_ptr, aux_ptr, layout.n_out, layout.n_red, launch.chunk_len, cstride,
                 float(div), int(last), *layout.kept_shape, *layout.kept_in, *kept_out,
                 *layout.red_shape, *layout.red_in]  # fmt: skip
-        _launch(funcs[(launch.kind, first)], launch, stream, args)
+        _launch(funcs[(kind, first)], launch, stream, args)
         if last:
             return
         layout, in_ptr, itemsize, first = nxt, dst, acc_size, False
