@@ -1,12 +1,14 @@
 """CUDA C sources of the axis reductions (``a.sum(axis=...)`` and friends): one module per
 operation and number of merged kept and reduced dimensions.
 
-Each module holds four kernels, all taking the same parameters:
+Each module holds these kernels, all taking the same parameters:
 
 - ``<name>_thread`` / ``<name>_block``: the first pass, reading the input (``in_t``) through the
   operation's map; one thread, or one block, per output element (see ``pycuda._axis_plan``);
 - ``<name>_thread_part`` / ``<name>_block_part``: a later pass, reducing the partials (``acc_t``)
-  that a split first pass wrote; one reduced dimension.
+  that a split first pass wrote; one reduced dimension;
+- ``<name>_block_vec`` (modules of one reduced dimension, elements of 1 to 8 bytes): the block
+  first pass over contiguous rows that start on 16-byte boundaries, in 16-byte loads.
 
 Blocks (``blockIdx.y``) take chunks of the reduced elements. Each thread loads ``GROUP`` elements
 at a time (independent loads in flight), reduces them as a tree, and folds that into a running
