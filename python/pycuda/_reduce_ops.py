@@ -1,11 +1,14 @@
 """The module reductions of ``pycuda.gpuarray``: ``sum``, ``dot``, ``max``, ``argmax``, ... over
-whole arrays, each returning a 0-d GPUArray, with NumPy's result dtypes.
+whole arrays, each returning a 0-d GPUArray, with NumPy's result dtypes; and, through
+``pycuda._axis_reduction``, along axes (``axis=``, ``out=``, ``keepdims=``, keyword-only after the
+original's arguments) and ``prod``, ``mean``, ``var``, ``std`` (NumPy's signatures).
 
 ``sum`` widens like ``numpy.sum`` (bool and signed integers narrower than 64 bits to int64,
 unsigned ones to uint64); ``dot`` keeps ``numpy.result_type`` of its operands, as ``numpy.dot``
 of 1-D arrays does (no conjugation of complex values). float16 accumulates in float32.
 ``max``/``min`` propagate NaN; ``argmax``/``argmin`` return the int64 index of the first
-extremum (the first NaN if there is one). Arrays must be contiguous.
+extremum (the first NaN if there is one). ``dot`` and the ``subset_*`` forms need contiguous
+arrays; the others take any strides.
 
     from pycuda import gpuarray
     total = gpuarray.sum(a_gpu).get()
@@ -49,9 +52,34 @@ def _check_nonempty(a: Any, what: str) -> None:
         )
 
 
-def sum(a: Any, dtype: Any = None, stream: Any = None, allocator: Any = None) -> Any:  # noqa: A001
-    """The sum of all elements of ``a`` as a 0-d GPUArray (dtype as numpy.sum's)."""
+def _whole(a: Any, axis: Any, out: Any, keepdims: bool) -> bool:
+    """Whether the original's whole-array kernel serves this call (a contiguous array, every
+    axis, no out= or keepdims=)."""
+    return axis is None and out is None and not keepdims and (a.size == 0 or a.flags.c_contiguous)
+
+
+def _along(name: str, a: Any, axis: Any, out: Any, keepdims: bool, stream: Any, allocator: Any,
+           dtype: Any = None, ddof: int = 0) -> Any:  # fmt: skip
+    from pycuda import _axis_reduction
+
+    return _axis_reduction.reduce(name, a, axis, dtype, out, keepdims, stream, allocator, ddof)
+
+
+def sum(  # noqa: A001
+    a: Any,
+    dtype: Any = None,
+    stream: Any = None,
+    allocator: Any = None,
+    *,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+) -> Any:
+    """The sum of the elements of ``a`` (dtype as numpy.sum's): over every axis a 0-d
+    GPUArray, as the original; ``axis``, ``out`` and ``keepdims`` as NumPy's."""
     _check_array(a, "a")
+    if not _whole(a, axis, out, keepdims):
+        return _along("sum", a, axis, out, keepdims, stream, allocator, dtype)
     dtype_out = _sum_dtype(a.dtype) if dtype is None else np.dtype(dtype)
     krnl = reduction.get_sum_kernel(dtype_out, a.dtype)
     return krnl(a, stream=stream, allocator=allocator)
@@ -96,20 +124,41 @@ def subset_dot(
     return krnl(subset, a, b, stream=stream, allocator=allocator)
 
 
-def _minmax(what: str, a: Any, stream: Any, allocator: Any) -> Any:
+def _minmax(what: str, a: Any, stream: Any, allocator: Any, axis: Any = None, out: Any = None,
+            keepdims: bool = False) -> Any:  # fmt: skip
     _check_array(a, "a")
+    if not _whole(a, axis, out, keepdims):
+        return _along(what, a, axis, out, keepdims, stream, allocator)
     _check_nonempty(a, "maximum" if what == "max" else "minimum")
     return reduction.get_minmax_kernel(what, a.dtype)(a, stream=stream, allocator=allocator)
 
 
-def max(a: Any, stream: Any = None, allocator: Any = None) -> Any:  # noqa: A001
-    """The largest element of ``a`` (NaN if any element is NaN); a 0-d GPUArray."""
-    return _minmax("max", a, stream, allocator)
+def max(  # noqa: A001
+    a: Any,
+    stream: Any = None,
+    allocator: Any = None,
+    *,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+) -> Any:
+    """The largest element of ``a`` (NaN if any element is NaN); a 0-d GPUArray over every
+    axis, or along ``axis`` (``out``, ``keepdims`` as NumPy's)."""
+    return _minmax("max", a, stream, allocator, axis, out, keepdims)
 
 
-def min(a: Any, stream: Any = None, allocator: Any = None) -> Any:  # noqa: A001
-    """The smallest element of ``a`` (NaN if any element is NaN); a 0-d GPUArray."""
-    return _minmax("min", a, stream, allocator)
+def min(  # noqa: A001
+    a: Any,
+    stream: Any = None,
+    allocator: Any = None,
+    *,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+) -> Any:
+    """The smallest element of ``a`` (NaN if any element is NaN); a 0-d GPUArray over every
+    axis, or along ``axis`` (``out``, ``keepdims`` as NumPy's)."""
+    return _minmax("min", a, stream, allocator, axis, out, keepdims)
 
 
 def _subset_minmax(what: str, subset: Any, a: Any, stream: Any, allocator: Any) -> Any:
@@ -130,32 +179,135 @@ def subset_min(subset: Any, a: Any, stream: Any = None, allocator: Any = None) -
     return _subset_minmax("min", subset, a, stream, allocator)
 
 
-def argmax(a: Any, stream: Any = None, allocator: Any = None) -> Any:
+def argmax(
+    a: Any,
+    stream: Any = None,
+    allocator: Any = None,
+    *,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+) -> Any:
     """The flat index (int64, 0-d GPUArray) of the first largest element (or first NaN)."""
     _check_array(a, "a")
+    if not _whole(a, axis, out, keepdims):
+        return _along("argmax", a, axis, out, keepdims, stream, allocator)
     _check_nonempty(a, "argmax")
     krnl = reduction.get_argminmax_kernel("max", a.dtype)
     return krnl(a, stream=stream, allocator=allocator)
 
 
-def argmin(a: Any, stream: Any = None, allocator: Any = None) -> Any:
+def argmin(
+    a: Any,
+    stream: Any = None,
+    allocator: Any = None,
+    *,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+) -> Any:
     """The flat index (int64, 0-d GPUArray) of the first smallest element (or first NaN)."""
     _check_array(a, "a")
+    if not _whole(a, axis, out, keepdims):
+        return _along("argmin", a, axis, out, keepdims, stream, allocator)
     _check_nonempty(a, "argmin")
     krnl = reduction.get_argminmax_kernel("min", a.dtype)
     return krnl(a, stream=stream, allocator=allocator)
 
 
-def any(a: Any, stream: Any = None, allocator: Any = None) -> Any:  # noqa: A001
+def any(  # noqa: A001
+    a: Any,
+    stream: Any = None,
+    allocator: Any = None,
+    *,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+) -> Any:
     """Whether any element of ``a`` is nonzero; a 0-d bool GPUArray (False when empty)."""
     _check_array(a, "a")
+    if not _whole(a, axis, out, keepdims):
+        return _along("any", a, axis, out, keepdims, stream, allocator)
     return reduction.get_any_kernel(a.dtype)(a, stream=stream, allocator=allocator)
 
 
-def all(a: Any, stream: Any = None, allocator: Any = None) -> Any:  # noqa: A001
+def all(  # noqa: A001
+    a: Any,
+    stream: Any = None,
+    allocator: Any = None,
+    *,
+    axis: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+) -> Any:
     """Whether every element of ``a`` is nonzero; a 0-d bool GPUArray (True when empty)."""
     _check_array(a, "a")
+    if not _whole(a, axis, out, keepdims):
+        return _along("all", a, axis, out, keepdims, stream, allocator)
     return reduction.get_all_kernel(a.dtype)(a, stream=stream, allocator=allocator)
+
+
+def prod(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    *,
+    stream: Any = None,
+    allocator: Any = None,
+) -> Any:
+    """The product of the elements of ``a`` over ``axis`` (dtype as numpy.prod's)."""
+    _check_array(a, "a")
+    return _along("prod", a, axis, out, keepdims, stream, allocator, dtype)
+
+
+def mean(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    keepdims: bool = False,
+    *,
+    stream: Any = None,
+    allocator: Any = None,
+) -> Any:
+    """The mean of ``a`` over ``axis`` (float64 for integer input, as numpy.mean)."""
+    _check_array(a, "a")
+    return _along("mean", a, axis, out, keepdims, stream, allocator, dtype)
+
+
+def var(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    stream: Any = None,
+    allocator: Any = None,
+) -> Any:
+    """The variance of ``a`` over ``axis``: ``sum(|x - mean|**2) / (N - ddof)`` (real for
+    complex input, as numpy.var)."""
+    _check_array(a, "a")
+    return _along("var", a, axis, out, keepdims, stream, allocator, dtype, ddof)
+
+
+def std(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: Any = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    stream: Any = None,
+    allocator: Any = None,
+) -> Any:
+    """The standard deviation of ``a`` over ``axis``: the square root of :func:`var`."""
+    _check_array(a, "a")
+    return _along("std", a, axis, out, keepdims, stream, allocator, dtype, ddof)
 
 
 __all__ = [
@@ -165,10 +317,14 @@ __all__ = [
     "argmin",
     "dot",
     "max",
+    "mean",
     "min",
+    "prod",
+    "std",
     "subset_dot",
     "subset_max",
     "subset_min",
     "subset_sum",
     "sum",
+    "var",
 ]

@@ -44,6 +44,7 @@ from pycuda._dtype_rules import binary_op_dtypes, promote, unary_result_dtype
 from pycuda._indexing import index_plan
 from pycuda._kernel_layout import kernel_layout, vector_width
 from pycuda._launch_config import splay as _splay
+from pycuda._reduction_methods import ReductionMethods
 from pycuda._shape import (
     ArrayFlags,
     compact_strides,
@@ -80,15 +81,21 @@ __all__ = [
     "take",
     "argmax",
     "argmin",
+    "cumprod",
+    "cumsum",
     "dot",
     "from_dlpack",
     "max",
+    "mean",
     "min",
+    "prod",
+    "std",
     "subset_dot",
     "subset_max",
     "subset_min",
     "subset_sum",
     "sum",
+    "var",
     "empty",
     "empty_like",
     "if_positive",
@@ -290,7 +297,7 @@ def _host_array(
     return np.ndarray(shape, dtype, buffer=buf, strides=strides)
 
 
-class GPUArray:
+class GPUArray(ReductionMethods):
     """An array in device memory with NumPy's semantics (shape, strides, dtype, views).
 
     ``GPUArray(shape, dtype, allocator=None, base=None, gpudata=None, strides=None,
@@ -1255,6 +1262,8 @@ def from_dlpack(obj: Any, stream: Any = None) -> GPUArray:
     return GPUArray(shape, dtype, gpudata=_ViewPointer(ptr, holder), strides=strides, base=holder)
 
 
+# NumPy's cumulative sums and products (pycuda._axis_scan).
+from pycuda._axis_scan import cumprod, cumsum  # noqa: E402
 from pycuda._gather import (  # noqa: E402
     concatenate,
     multi_put,
@@ -1273,10 +1282,14 @@ from pycuda._reduce_ops import (  # noqa: E402
     argmin,
     dot,
     max,  # noqa: A004
+    mean,
     min,  # noqa: A004
+    prod,
+    std,
     subset_dot,
     subset_max,
     subset_min,
     subset_sum,
     sum,  # noqa: A004
+    var,
 )

@@ -1,0 +1,309 @@
+"""CUDA C sources of the axis reductions (``a.sum(axis=...)`` and friends): one module per
+operation and number of merged kept and reduced dimensions.
+
+Each module holds these kernels, all taking the same parameters:
+
+- ``<name>_thread`` / ``<name>_block``: the first pass, reading the input (``in_t``) through the
+  operation's map; one thread, or one block, per output element (see ``pycuda._axis_plan``);
+- ``<name>_thread_part`` / ``<name>_block_part``: a later pass, reducing the partials (``acc_t``)
+  that a split first pass wrote; one reduced dimension;
+- ``<name>_block_vec`` (modules of one reduced dimension, elements of 1 to 8 bytes): the block
+  first pass over contiguous rows that start on 16-byte boundaries, in 16-byte loads.
+
+Blocks (``blockIdx.y``) take chunks of the reduced elements. Each thread loads ``GROUP`` elements
+at a time (independent loads in flight), reduces them as a tree, and folds that into a running
+value which itself folds into an outer one every 16 steps, so no long serial chain forms (float32
+sums stay within a few ulps). A pass that is the last (``pr_last``) writes ``pr_final(acc)`` as
+``res_t``, else the raw ``acc_t`` partial. Parameters:
+
+    char *pr_out, const char *pr_in, const aux_t *pr_aux, long long pr_nout, long long pr_nred,
+    long long pr_clen, long long pr_cstride, double pr_div, int pr_last,
+    long long kd0.., ks0.., ko0.. (kept lengths, input and output byte strides),
+    long long rd0.., rs0.. (reduced lengths, input byte strides)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycuda._array_kernels import HELPERS as _ARRAY_HELPERS
+from pycuda._axis_plan import GROUP
+from pycuda.reduction import _HELPERS as _REDUCTION_HELPERS
+
+_FOLD_EVERY = 16
+_MAX_WARPS = 8  # blocks have at most 256 threads
+
+
+@dataclass(frozen=True)
+class ReduceOp:
+    """One reduction in C: element types, identity, operator, map and final conversion.
+
+    ``map`` is in ``x`` (the input element), ``r`` (its reduced index, C order), ``pr_aux`` and
+    ``o`` (the output's index; var reads its mean as ``pr_aux[o]``); ``final`` is in ``a`` (the
+    reduced value) and ``d`` (the divisor of mean/var, a double).
+    """
+
+    in_ctype: str
+    acc_ctype: str
+    res_ctype: str
+    neutral: str
+    reduce: str
+    map: str
+    final: str = "pc_cast<res_t>(a)"
+    aux_ctype: str = "char"
+
+
+def _split(index: str, lengths: str, targets: list[tuple[str, str]], ndim: int) -> str:
+    """C statements that add ``index``'s per-dimension offsets (C order over ``lengths``0..)
+    into each ``(variable, stride prefix)`` of ``targets``."""
+    lines = [f"long long {var} = 0;" for var, _ in targets]
+    rem = f"{index}_rem"
+    lines.append(f"long long {rem} = {index};")
+    for d in range(ndim - 1, 0, -1):
+        adds = " ".join(f"{var} += {rem}_i * {pre}{d};" for var, pre in targets)
+        lines.append(
+            f"{{ const long long {rem}_q = {rem} / {lengths}{d};"
+            f" const long long {rem}_i = {rem} - {rem}_q * {lengths}{d}; {adds} {rem} = {rem}_q; }}"
+        )
+    lines.append(" ".join(f"{var} += {rem} * {pre}0;" for var, pre in targets))
+    return "\n        ".join(lines)
+
+
+def _params(kept: int, red: int) -> str:
+    params = [
+        "char *pr_out", "const char *pr_in", "const aux_t *pr_aux", "long long pr_nout",
+        "long long pr_nred", "long long pr_clen", "long long pr_cstride", "double pr_div",
+        "int pr_last",
+    ]  # fmt: skip
+    for prefix, count in (("kd", kept), ("ks", kept), ("ko", kept), ("rd", red), ("rs", red)):
+        params += [f"long long {prefix}{d}" for d in range(count)]
+    return ", ".join(params)
+
+
+def arg_format(kept: int, red: int) -> str:
+    """The prepare() format of every kernel of a module with these dimension counts."""
+    return "PPPqqqqdi" + "q" * (3 * kept + 2 * red)
+
+
+def _load(first: bool) -> str:
+    if first:
+        return "pr_map(*(const in_t *)(pr_row + pr_ri), r, pr_aux, o)"
+    return "*(const acc_t *)(pr_row + pr_ri)"
+
+
+_WRITE = """
+            char *pr_dst = pr_out + pr_ko + pr_chunk * pr_cstride;
+            if (pr_last)
+                *(res_t *)pr_dst = pr_final(pr_acc, pr_div);
+            else
+                *(acc_t *)pr_dst = pr_acc;"""
+
+
+def _thread_kernel(name: str, kept: int, red: int, first: bool) -> str:
+    return f"""
+extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
+{{
+    const long long pr_chunk = blockIdx.y;
+    const long long pr_r0 = pr_chunk * pr_clen;
+    const long long pr_r1 = pr_r0 + pr_clen < pr_nred ? pr_r0 + pr_clen : pr_nred;
+    for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < pr_nout;
+         o += (long long)gridDim.x * blockDim.x) {{
+        {_split("o", "kd", [("pr_ki", "ks"), ("pr_ko", "ko")], kept)}
+        const char *pr_row = pr_in + pr_ki;
+        PR_BEGIN;
+        for (long long pr_r = pr_r0; pr_r < pr_r1; pr_r += {GROUP}) {{
+            acc_t pr_v[{GROUP}];
+            #pragma unroll
+            for (int pr_u = 0; pr_u < {GROUP}; ++pr_u) {{
+                const long long r = pr_r + pr_u;
+                if (r < pr_r1) {{
+                    {_split("r", "rd", [("pr_ri", "rs")], red)}
+                    pr_v[pr_u] = {_load(first)};
+                }} else {{
+                    pr_v[pr_u] = pr_neutral();
+                }}
+            }}
+            PR_STEP(pr_v);
+        }}
+        PR_END;
+        {{{_WRITE}
+        }}
+    }}
+}}
+"""
+
+
+def _block_scalar_loop(red: int, first: bool) -> str:
+    return f"""
+        for (long long pr_r = pr_r0 + threadIdx.x; pr_r < pr_r1;
+             pr_r += (long long)blockDim.x * {GROUP}) {{
+            acc_t pr_v[{GROUP}];
+            #pragma unroll
+            for (int pr_u = 0; pr_u < {GROUP}; ++pr_u) {{
+                const long long r = pr_r + (long long)pr_u * blockDim.x;
+                if (r < pr_r1) {{
+                    {_split("r", "rd", [("pr_ri", "rs")], red)}
+                    pr_v[pr_u] = {_load(first)};
+                }} else {{
+                    pr_v[pr_u] = pr_neutral();
+                }}
+            }}
+            PR_STEP(pr_v);
+        }}"""
+
+
+def _block_vector_loop(vec: int) -> str:
+    """The first pass over one contiguous row in 16-byte loads of ``vec`` elements (the row
+    start and the chunk start aligned to 16 bytes), then the last elements one by one."""
+    return f"""
+        typedef pc_pack<in_t, {vec}> pr_pack_t;
+        const pr_pack_t *pr_packs = reinterpret_cast<const pr_pack_t *>(pr_row);
+        const long long pr_c1 = pr_r1 / {vec};
+        for (long long pr_c = pr_r0 / {vec} + threadIdx.x; pr_c < pr_c1;
+             pr_c += (long long)blockDim.x * {GROUP}) {{
+            acc_t pr_v[{GROUP}];
+            #pragma unroll
+            for (int pr_u = 0; pr_u < {GROUP}; ++pr_u) {{
+                const long long c = pr_c + (long long)pr_u * blockDim.x;
+                if (c < pr_c1) {{
+                    const pr_pack_t pr_p = pr_packs[c];
+                    acc_t pr_w[{vec}];
+                    #pragma unroll
+                    for (int pr_j = 0; pr_j < {vec}; ++pr_j)
+                        pr_w[pr_j] = pr_map(pr_p.v[pr_j], c * {vec} + pr_j, pr_aux, o);
+                    pr_tree(pr_w);
+                    pr_v[pr_u] = pr_w[0];
+                }} else {{
+                    pr_v[pr_u] = pr_neutral();
+                }}
+            }}
+            PR_STEP(pr_v);
+        }}
+        for (long long r = pr_c1 * {vec} + threadIdx.x; r < pr_r1; r += blockDim.x)
+            pr_acc = pr_op(pr_acc, pr_map(*(const in_t *)(pr_row + r * rs0), r, pr_aux, o));"""
+
+
+def _block_kernel(name: str, kept: int, red: int, first: bool, vec: int = 0) -> str:
+    loop = _block_vector_loop(vec) if vec else _block_scalar_loop(red, first)
+    return f"""
+extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
+{{
+    __shared__ __align__(16) unsigned char pr_raw[{_MAX_WARPS} * sizeof(acc_t)];
+    acc_t *pr_smem = reinterpret_cast<acc_t *>(pr_raw);
+    const long long pr_chunk = blockIdx.y;
+    const long long pr_r0 = pr_chunk * pr_clen;
+    const long long pr_r1 = pr_r0 + pr_clen < pr_nred ? pr_r0 + pr_clen : pr_nred;
+    const int pr_lane = threadIdx.x & 31, pr_warp = threadIdx.x >> 5;
+    for (long long o = blockIdx.x; o < pr_nout; o += gridDim.x) {{
+        {_split("o", "kd", [("pr_ki", "ks"), ("pr_ko", "ko")], kept)}
+        const char *pr_row = pr_in + pr_ki;
+        PR_BEGIN;{loop}
+        PR_END;
+        #pragma unroll
+        for (int pr_off = 16; pr_off > 0; pr_off >>= 1)
+            pr_acc = pr_op(pr_acc, pycuda_shfl_down(pr_acc, pr_off));
+        if (pr_lane == 0)
+            pr_smem[pr_warp] = pr_acc;
+        __syncthreads();
+        if (pr_warp == 0) {{
+            pr_acc = pr_lane < (int)((blockDim.x + 31) >> 5) ? pr_smem[pr_lane] : pr_neutral();
+            #pragma unroll
+            for (int pr_off = 16; pr_off > 0; pr_off >>= 1)
+                pr_acc = pr_op(pr_acc, pycuda_shfl_down(pr_acc, pr_off));
+        }}
+        if (threadIdx.x == 0) {{{_WRITE}
+        }}
+        __syncthreads();  // pr_smem is reused by the next output
+    }}
+}}
+"""
+
+
+def _head(op: ReduceOp) -> str:
+    return f"""{_ARRAY_HELPERS}
+{_REDUCTION_HELPERS}
+// a / d of mean/var (d a count), component-wise for complex values.
+template <class T>
+__device__ __forceinline__ T pr_div_by(T a, double d) {{ return a / (T)d; }}
+template <class T>
+__device__ __forceinline__ pycuda::complex<T> pr_div_by(pycuda::complex<T> a, double d) {{
+    return pycuda::complex<T>(a.real() / (T)d, a.imag() / (T)d);
+}}
+// |x - m|^2 of var/std, real for complex values.
+template <class T>
+__device__ __forceinline__ T pr_sqdev(T x, T m) {{ return (x - m) * (x - m); }}
+template <class T>
+__device__ __forceinline__ T pr_sqdev(pycuda::complex<T> x, pycuda::complex<T> m) {{
+    const T re = x.real() - m.real(), im = x.imag() - m.imag();
+    return re * re + im * im;
+}}
+typedef {op.in_ctype} in_t;
+typedef {op.acc_ctype} acc_t;
+typedef {op.res_ctype} res_t;
+typedef {op.aux_ctype} aux_t;
+__device__ __forceinline__ acc_t pr_neutral() {{ return acc_t({op.neutral}); }}
+__device__ __forceinline__ acc_t pr_op(acc_t a, acc_t b) {{ return acc_t({op.reduce}); }}
+__device__ __forceinline__ acc_t pr_map(const in_t &x, long long r, const aux_t *pr_aux,
+                                        long long o) {{
+    (void)r; (void)pr_aux; (void)o;
+    return acc_t({op.map});
+}}
+__device__ __forceinline__ res_t pr_final(const acc_t &a, double d) {{
+    (void)d;
+    return {op.final};
+}}
+template <int N>
+__device__ __forceinline__ void pr_tree(acc_t (&v)[N]) {{
+    #pragma unroll
+    for (int s = 1; s < N; s *= 2)
+        #pragma unroll
+        for (int k = 0; k + s < N; k += 2 * s)
+            v[k] = pr_op(v[k], v[k + s]);
+}}
+#define PR_BEGIN \\
+    acc_t pr_acc = pr_neutral(), pr_outer = pr_neutral(); \\
+    int pr_count = 0
+#define PR_STEP(v) \\
+    do {{ \\
+        _Pragma("unroll") for (int pr_s = 1; pr_s < {GROUP}; pr_s *= 2) \\
+            _Pragma("unroll") for (int pr_k = 0; pr_k + pr_s < {GROUP}; pr_k += 2 * pr_s) \\
+                v[pr_k] = pr_op(v[pr_k], v[pr_k + pr_s]); \\
+        pr_acc = pr_op(pr_acc, v[0]); \\
+        if (++pr_count == {_FOLD_EVERY}) {{ \\
+            pr_outer = pr_op(pr_outer, pr_acc); \\
+            pr_acc = pr_neutral(); \\
+            pr_count = 0; \\
+        }} \\
+    }} while (0)
+#define PR_END pr_acc = pr_op(pr_outer, pr_acc)
+"""
+
+
+def vector_width(in_itemsize: int, red: int) -> int:
+    """Elements per 16-byte load of the vector first pass (0: the module has none): only
+    over one reduced dimension, of elements of 1, 2, 4 or 8 bytes."""
+    return 16 // in_itemsize if red == 1 and in_itemsize in (1, 2, 4, 8) else 0
+
+
+def kernel_names(name: str, vec: int = 0) -> dict[tuple[str, bool], str]:
+    """{(kind, first pass): kernel name} of a module; kind "block_vec" when ``vec``."""
+    names = {
+        (kind, first): f"{name}_{kind}{'' if first else '_part'}"
+        for kind in ("thread", "block")
+        for first in (True, False)
+    }
+    if vec:
+        names[("block_vec", True)] = f"{name}_block_vec"
+    return names
+
+
+def reduction_source(name: str, op: ReduceOp, kept: int, red: int, vec: int = 0) -> str:
+    """The module of ``op`` over ``kept`` and ``red`` merged dimensions (partial passes: 1),
+    with a vector first pass of ``vec`` elements per load when ``vec``."""
+    parts = [_head(op)]
+    for (kind, first), kname in kernel_names(name).items():
+        make = _thread_kernel if kind == "thread" else _block_kernel
+        parts.append(make(kname, kept, red if first else 1, first))
+    if vec:
+        parts.append(_block_kernel(f"{name}_block_vec", kept, 1, True, vec))
+    return "\n".join(parts)
