@@ -556,7 +556,16 @@ def variants() -> list[Variant]:
                     continue
                 scan_cfgs.append((block, items, mode, True))
     scan_cfgs += [(256, 16, 0, False), (256, 16, 1, False), (128, 16, 1, False)]
-    out.append(Variant("scan", "pycuda InclusiveScanKernel (now)"))
+    # The package's own scan (python/pycuda/scan.py) under a few of its settings.
+    for block, nbytes, transpose in ((256, 64, True), (256, 64, False), (128, 64, True),
+                                     (256, 48, True), (512, 32, True)):  # fmt: skip
+        out.append(
+            Variant(
+                "scan",
+                f"pycuda scan.py b{block} {nbytes}B/t {'transpose' if transpose else 'direct'}",
+                params=dict(block=block, nbytes=nbytes, transpose=transpose),
+            )
+        )
     for block, items, mode, packed in scan_cfgs:
         name = f"scan_b{block}_i{items}_m{mode}_{'p' if packed else 'f'}"
         out.append(
@@ -762,21 +771,55 @@ class Runner:
 
     def run_scan(self, v: Variant):
         if v.source is None:
-            from pycuda.scan import InclusiveScanKernel
-
-            k = InclusiveScanKernel(np.int32, "a+b")
-            alloc = self.pool.allocate
-            out = self.gpuarray.empty(N, np.int32)
-            k(self.ints, output_ary=out, allocator=alloc)
-            err = None
-            if not np.array_equal(out.get(), self.scan_want(0, N)):
-                err = "wrong result"
-            return _device_ms(lambda: k(self.ints, output_ary=out, allocator=alloc)), err
+            return self.run_package_scan(v)
         func = self.module(v).get_function(v.name)
         func.prepare("PPPPPPPqi")
         err = self.scan_check(v, func)
         run = self.scan_call(v, func, int(self.ints.gpudata), int(self.iout.gpudata), N)
         return _device_ms(run), err
+
+    def run_package_scan(self, v: Variant):
+        """scan.py's kernels built with v.params; int32 timed, other dtypes and the exclusive
+        scan checked on N_ODD elements."""
+        from pycuda import scan
+
+        p = v.params
+        saved = (scan.SCAN_BLOCK, scan._THREAD_BYTES, scan._WARP_TRANSPOSE)
+        scan.SCAN_BLOCK, scan._THREAD_BYTES, scan._WARP_TRANSPOSE = (
+            p["block"], p["nbytes"], p["transpose"],
+        )  # fmt: skip
+        try:
+            k = scan.InclusiveScanKernel(np.int32, "a+b")
+            others = [
+                (scan.ExclusiveScanKernel(np.int32, "a+b", neutral="0"), np.int32, "exclusive"),
+                (scan.InclusiveScanKernel(np.int64, "a+b"), np.int64, "inclusive"),
+                (scan.ExclusiveScanKernel(np.float64, "a+b", neutral="0"), np.float64, "exclusive"),
+                (scan.InclusiveScanKernel(np.int8, "a < b ? b : a"), np.int8, "cummax"),
+            ]
+        finally:
+            scan.SCAN_BLOCK, scan._THREAD_BYTES, scan._WARP_TRANSPOSE = saved
+        alloc = self.pool.allocate
+        out = self.gpuarray.empty(N, np.int32)
+        err = None
+        k(self.ints, output_ary=out, allocator=alloc)
+        if not np.array_equal(out.get(), self.scan_want(0, N)):
+            err = "int32 inclusive wrong"
+        for kern, dtype, what in others:
+            h = self.ints_h[:N_ODD].astype(dtype)
+            got = kern(self.gpuarray.to_gpu(h), output_ary="new").get()
+            if what == "cummax":
+                want = np.maximum.accumulate(h)
+            else:
+                want = np.cumsum(h, dtype=dtype)
+                if what == "exclusive":
+                    want = np.concatenate([[0], want[:-1]]).astype(dtype)
+            if not np.array_equal(got, want):
+                err = f"{np.dtype(dtype)} {what} wrong at {int(np.argmax(got != want))}"
+        inplace = self.gpuarray.to_gpu(self.ints_h[:N_ODD])
+        k(inplace)
+        if not np.array_equal(inplace.get(), self.scan_want(0, N_ODD)):
+            err = "int32 in place wrong"
+        return _device_ms(lambda: k(self.ints, output_ary=out, allocator=alloc)), err
 
     # -- argmax
 
