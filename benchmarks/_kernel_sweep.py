@@ -577,7 +577,13 @@ def variants() -> list[Variant]:
             )
         )
     # argmax: (block, unroll, last_block, grid fraction of a resident wave)
-    out.append(Variant("argmax", "pycuda gpuarray.argmax (now)"))
+    for block, unroll in ((256, 2), (256, 1), (256, 4), (512, 2)):
+        out.append(
+            Variant(
+                "argmax", f"pycuda _arg_extremum b{block} u{unroll}",
+                params=dict(block=block, unroll=unroll),
+            )
+        )  # fmt: skip
     out.append(Variant("argmax", "pycuda gpuarray.max (reference)"))
     for block, unroll, last, frac in [
         (256, 1, False, 1.0),
@@ -599,7 +605,10 @@ def variants() -> list[Variant]:
             )
         )
     # element-wise: (scheme, unroll, restrict, block, grid: "resident" or "needed")
-    out.append(Variant("ek", "pycuda ElementwiseKernel (now)"))
+    for unroll in (1, 2, 4, 8):  # the package's ElementwiseKernel; 1: the one-element loop
+        out.append(
+            Variant("ek", f"pycuda ElementwiseKernel unroll {unroll}", params=dict(unroll=unroll))
+        )
     out.append(Variant("ek", "pycuda 2*x (now)"))
     out.append(Variant("ek", "pycuda x+y (now)"))
     ek_cfgs = [
@@ -878,12 +887,51 @@ class Runner:
             if "max (reference)" in v.name:
                 err = None if float(ops.max(self.x).get()) == self.x_h.max() else "wrong"
                 return _device_ms(lambda: ops.max(self.x, allocator=alloc)), err
-            got = int(ops.argmax(self.x, allocator=alloc).get())
-            err = None if got == int(np.argmax(self.x_h)) else f"argmax {got}"
-            return _device_ms(lambda: ops.argmax(self.x, allocator=alloc)), err
+            return self.run_package_argmax(v)
         mod = self.module(v)
         err = self.argmax_check(v, mod)
         return _device_ms(self.argmax_call(v, mod, int(self.x.gpudata), N)), err
+
+    def run_package_argmax(self, v: Variant):
+        """_arg_extremum's kernels built with v.params: float32 argmax timed; argmax and argmin
+        of other dtypes, ties, NaN and misaligned arrays checked on N_ODD elements."""
+        from pycuda import _arg_extremum as A
+
+        saved = (A.BLOCK, A.UNROLL)
+        A.BLOCK, A.UNROLL = v.params["block"], v.params["unroll"]
+        dtypes = [np.float32]
+        if (A.BLOCK, A.UNROLL) == saved:  # the package's setting: every kind of dtype
+            dtypes += [np.float16, np.float64, np.int32, np.uint8, np.bool_]
+        try:
+            kernels = {
+                (w, np.dtype(t)): A.ArgExtremumKernel(w, t) for w in ("max", "min") for t in dtypes
+            }
+        finally:
+            A.BLOCK, A.UNROLL = saved
+        alloc = self.pool.allocate
+        k = kernels[("max", np.dtype(np.float32))]
+        if "argmax" not in self.wants:
+            self.wants["argmax"] = int(np.argmax(self.x_h))
+        err = None
+        if int(k(self.x, allocator=alloc).get()) != self.wants["argmax"]:
+            err = "float32 2^26 wrong"
+        rng = np.random.default_rng(7)
+        for (what, dtype), kern in kernels.items():
+            base = rng.integers(0, 50, N_ODD + 1)
+            h = (base % 2 == 0) if dtype.kind == "b" else base.astype(dtype)
+            if dtype.kind == "f":
+                h[[5, 600_000]] = np.nan
+            cases = [h, h[1:]]  # the second: misaligned, the scalar-load kernel
+            if dtype.kind == "f":
+                cases.append(np.where(np.isnan(h), 0, h).astype(dtype))
+            for c in cases:
+                d = self.gpuarray.to_gpu(np.ascontiguousarray(c))
+                dv = d if c is not h[1:] else self.gpuarray.to_gpu(h)[1:]
+                got = int(kern(dv).get())
+                want = int(np.argmax(c) if what == "max" else np.argmin(c))
+                if got != want:
+                    err = f"arg{what} {dtype} n={c.size}: {got}, numpy {want}"
+        return _device_ms(lambda: k(self.x, allocator=alloc)), err
 
     # -- element-wise
 
@@ -894,9 +942,20 @@ class Runner:
         a, b = np.float32(2.0), np.float32(3.0)
         if v.source is None:
             if "ElementwiseKernel" in v.name:
-                k = ElementwiseKernel(
-                    "float a, float *x, float b, float *y, float *z", "z[i] = a*x[i] + b*y[i]"
-                )
+                from pycuda import elementwise
+
+                saved = elementwise._UNROLL
+                elementwise._UNROLL = v.params["unroll"]
+                try:
+                    k = ElementwiseKernel(
+                        "float a, float *x, float b, float *y, float *z",
+                        "z[i] = a*x[i] + b*y[i]",
+                        f"axpby_u{v.params['unroll']}",
+                    )
+                    k(a, x, b, y, z)  # compiles with this setting
+                    ek_err = self.check_package_ek()
+                finally:
+                    elementwise._UNROLL = saved
                 op = lambda: k(a, x, b, y, z)  # noqa: E731
                 want = a * self.x_h + b * self.y_h
             elif "2*x" in v.name:
@@ -910,6 +969,8 @@ class Runner:
             got = (r if r is not None else z).get()[sample]
             ok = np.allclose(got, want[sample], rtol=1e-6, atol=1e-6)
             err = None if ok else "wrong result"
+            if err is None and "ElementwiseKernel" in v.name:
+                err = ek_err
             return _device_ms(op), err
         func = self.module(v).get_function(v.name)
         p = v.params
@@ -954,6 +1015,28 @@ class Runner:
             if not ok:
                 err = f"wrong at n={n}"
         return _device_ms(launch(N, int(z.gpudata))), err
+
+    def check_package_ek(self) -> str | None:
+        """ElementwiseKernel (with the current _UNROLL) on odd sizes, an in-place operation,
+        range= and an operation that reads a neighbour (the one-element loop)."""
+        from pycuda.elementwise import ElementwiseKernel
+
+        ga = self.gpuarray
+        inc = ElementwiseKernel("int *z, long long *w", "z[i] += 1; w[i] = i", "inc")
+        nb = ElementwiseKernel("int *z, int *y", "z[i] = y[i] + (i > 0 ? y[i-1] : 0)", "nb")
+        for n in (1, 1000, N_ODD):
+            z, w = ga.zeros(n, np.int32), ga.zeros(n, np.int64)
+            inc(z, w)
+            inc(z, w, range=slice(1, n, 2))
+            want = np.ones(n, np.int32)
+            want[1::2] += 1
+            if not (np.array_equal(z.get(), want) and np.array_equal(w.get(), np.arange(n))):
+                return f"in-place/range wrong at n={n}"
+            y = ga.to_gpu(np.arange(n, dtype=np.int32))
+            nb(z, y)
+            if not np.array_equal(z.get(), np.arange(n) + np.r_[0, np.arange(n - 1)]):
+                return f"neighbour op wrong at n={n}"
+        return None
 
     def module(self, v: Variant):
         from pycuda.compiler import SourceModule

@@ -3,13 +3,15 @@ and ``ExclusiveScanKernel``.
 
 One launch, one read and one write of each element: a single-pass scan with decoupled
 look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back",
-NVIDIA 2016). Each block takes the next tile (4096 elements of 4 bytes) from an atomic counter,
-so tiles start in order; it loads its tile with 16-byte loads, scans it (serially within each
-thread, then with warp shuffles across threads), publishes the tile's aggregate, and walks back
-over the tiles before it, adding their aggregates until it meets one that has published its
-inclusive prefix. Values are published before their flag with a ``__threadfence`` between, and
-read through L2 (``__ldcg``), so no block ever reads a stale value. The flags and the tile
-counter are zeroed by one memset before each launch.
+NVIDIA 2016). Each block takes the next tile (256 threads x 64 bytes) from an atomic counter, so
+tiles start in order. Each warp loads its part of the tile with coalesced 16-byte loads and
+transposes it through shared memory so that every thread holds consecutive elements; the block
+scans them (serially within each thread, then with warp shuffles), publishes the tile's
+aggregate, and warp 0 walks back over the tiles before it, 32 at a time, combining their
+aggregates until it meets one that has published its inclusive prefix. For values of up to 4
+bytes a tile's flag and value are one 64-bit word, stored and loaded whole, so no fence is
+needed; larger values are published before their flag with a ``__threadfence`` between and read
+through L2 (``__ldcg``). The flags and the tile counter are zeroed by one memset per launch.
 
 The operator (``scan_expr`` in ``a`` and ``b``, ``a`` the earlier value) need only be
 associative: the order of operands is kept everywhere, so non-commutative operators work.
