@@ -43,7 +43,9 @@ __device__ __forceinline__ unsigned long long ld_status(const unsigned long long
 """
 
 
-def scan_source(name: str, block: int, items: int, mode: int, packed: bool) -> str:
+def scan_source(
+    name: str, block: int, items: int, mode: int, packed: bool, backoff: int = 0
+) -> str:
     """A decoupled look-back inclusive int32 scan: ``block`` threads x ``items`` per tile.
 
     mode 0: each thread loads its ``items`` consecutive elements with 16-byte loads (blocked);
@@ -51,9 +53,11 @@ def scan_source(name: str, block: int, items: int, mode: int, packed: bool) -> s
     to blocked order through shared memory (as CUB's WARP_TRANSPOSE). ``packed``: a tile's
     status is one 64-bit word (flag << 32 | value), stored and loaded relaxed at gpu scope, so no
     fence is needed; otherwise flags and values are separate, with ``__threadfence`` between.
+    ``backoff``: nanoseconds to sleep (``__nanosleep``) between polls of unready predecessors.
     Parameters: in, out, status (u64 per tile), flags (int per tile), aggs, incls (int per
     tile), counter, n, vec.
     """
+    sleep = f" && (__nanosleep({backoff}), true)" if backoff else ""
     nw = block // 32
     tile = block * items
     vw = 4  # int32 elements per 16-byte load
@@ -137,7 +141,7 @@ __device__ __forceinline__ int peek(const unsigned long long *status, const int 
                 int spins = 0;  // bounded here, so a wrong variant fails instead of hanging
                 do {
                     f = j >= 0 ? peek(status, flags, aggs, incls, j, v) : 2;
-                } while (__any_sync(0xffffffffu, f == 0) && ++spins < (1 << 22));"""
+                } while (__any_sync(0xffffffffu, f == 0) && ++spins < (1 << 22)SLEEP);"""
     else:
         publish = """
 __device__ __forceinline__ void publish(unsigned long long *, int *flags, scan_t *aggs,
@@ -151,10 +155,11 @@ __device__ __forceinline__ void publish(unsigned long long *, int *flags, scan_t
                 int spins = 0;
                 do {
                     f = j >= 0 ? *(volatile int *)(flags + j) : 2;
-                } while (__any_sync(0xffffffffu, f == 0) && ++spins < (1 << 22));
+                } while (__any_sync(0xffffffffu, f == 0) && ++spins < (1 << 22)SLEEP);
                 __threadfence();
                 if (j >= 0)
                     v = __ldcg((f == 2 ? incls : aggs) + j);"""
+    wait = wait.replace("SLEEP", sleep)
     return f"""{_SCAN_COMMON}{publish}
 extern "C" __global__ void __launch_bounds__({block})
 {name}(const scan_t *in, scan_t *out, unsigned long long *status, int *flags, scan_t *aggs,
@@ -556,6 +561,8 @@ def variants() -> list[Variant]:
                     continue
                 scan_cfgs.append((block, items, mode, True))
     scan_cfgs += [(256, 16, 0, False), (256, 16, 1, False), (128, 16, 1, False)]
+    scan_cfgs = [c + (0,) for c in scan_cfgs]
+    scan_cfgs += [(256, 16, 1, True, 50), (256, 16, 1, True, 200), (128, 16, 1, True, 100)]
     # The package's own scan (python/pycuda/scan.py) under a few of its settings.
     for block, nbytes, transpose in ((256, 64, True), (256, 64, False), (128, 64, True),
                                      (256, 48, True), (512, 32, True)):  # fmt: skip
@@ -566,14 +573,15 @@ def variants() -> list[Variant]:
                 params=dict(block=block, nbytes=nbytes, transpose=transpose),
             )
         )
-    for block, items, mode, packed in scan_cfgs:
+    for block, items, mode, packed, backoff in scan_cfgs:
         name = f"scan_b{block}_i{items}_m{mode}_{'p' if packed else 'f'}"
+        name += f"_sleep{backoff}" if backoff else ""
         out.append(
             Variant(
                 "scan",
                 name,
-                scan_source(name, block, items, mode, packed),
-                dict(block=block, items=items, mode=mode, packed=packed),
+                scan_source(name, block, items, mode, packed, backoff),
+                dict(block=block, items=items, mode=mode, packed=packed, backoff=backoff),
             )
         )
     # argmax: (block, unroll, last_block, grid fraction of a resident wave)
