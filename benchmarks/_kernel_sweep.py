@@ -617,8 +617,11 @@ def variants() -> list[Variant]:
         out.append(
             Variant("ek", f"pycuda ElementwiseKernel unroll {unroll}", params=dict(unroll=unroll))
         )
-    out.append(Variant("ek", "pycuda 2*x (now)"))
-    out.append(Variant("ek", "pycuda x+y (now)"))
+    for unroll in (1, 2, 4):  # gpuarray's flat kernels with FLAT_UNROLL packs a trip
+        for what in ("2*x", "x+y", "sqrt(fabs(x))"):
+            out.append(
+                Variant("ek", f"pycuda {what} flat unroll {unroll}", params=dict(unroll=unroll))
+            )
     ek_cfgs = [
         ("stride", 1, False, 256, "resident"),
         ("stride", 1, True, 256, "resident"),
@@ -966,12 +969,8 @@ class Runner:
                     elementwise._UNROLL = saved
                 op = lambda: k(a, x, b, y, z)  # noqa: E731
                 want = a * self.x_h + b * self.y_h
-            elif "2*x" in v.name:
-                op = lambda: 2 * x  # noqa: E731
-                want = 2 * self.x_h
             else:
-                op = lambda: x + y  # noqa: E731
-                want = self.x_h + self.y_h
+                return self.run_flat(v)
             r = op()
             sample = np.r_[0:N:997, N - 4096 : N]
             got = (r if r is not None else z).get()[sample]
@@ -1024,6 +1023,45 @@ class Runner:
                 err = f"wrong at n={n}"
         return _device_ms(launch(N, int(z.gpudata))), err
 
+    def run_flat(self, v: Variant):
+        """A gpuarray operation whose flat kernel is built with FLAT_UNROLL = v.params; checked
+        on a sample of the 2^26 result, on N_ODD elements and in place."""
+        from pycuda import _array_kernels, cumath, gpuarray
+        from pycuda.tools import context_dependent_memoize
+
+        x, y = self.x, self.y
+        ops = {
+            "2*x": (lambda a, b: 2 * a, lambda a, b: 2 * a),
+            "x+y": (lambda a, b: a + b, lambda a, b: a + b),
+            "sqrt(fabs(x))": (
+                lambda a, b: cumath.sqrt(cumath.fabs(a)),
+                lambda a, b: np.sqrt(np.fabs(a)),
+            ),
+        }
+        what = v.name.split()[1]
+        dev_op, host_op = ops[what]
+        saved = (_array_kernels.FLAT_UNROLL, gpuarray._kernel)
+        _array_kernels.FLAT_UNROLL = v.params["unroll"]
+        if hasattr(saved[1], "__wrapped__"):  # a fresh cache: kernels built with this setting
+            gpuarray._kernel = context_dependent_memoize(saved[1].__wrapped__)
+        try:
+            r = dev_op(x, y)
+            sample = np.r_[0:N:997, N - 4096 : N]
+            err = None
+            if not np.allclose(r.get()[sample], host_op(self.x_h, self.y_h)[sample], 1e-6, 1e-6):
+                err = "wrong at 2^26"
+            hx, hy = self.x_h[:N_ODD], self.y_h[:N_ODD]
+            gx, gy = gpuarray.to_gpu(hx), gpuarray.to_gpu(hy)
+            if not np.allclose(dev_op(gx, gy).get(), host_op(hx, hy), 1e-6, 1e-6):
+                err = f"wrong at n={N_ODD}"
+            gx += gy
+            if not np.allclose(gx.get(), hx + hy, 1e-6, 1e-6):
+                err = "in-place x += y wrong"
+            ms = _device_ms(lambda: dev_op(x, y))
+        finally:
+            _array_kernels.FLAT_UNROLL, gpuarray._kernel = saved
+        return ms, err
+
     def check_package_ek(self) -> str | None:
         """ElementwiseKernel (with the current _UNROLL) on odd sizes, an in-place operation,
         range= and an operation that reads a neighbour (the one-element loop)."""
@@ -1056,6 +1094,8 @@ BYTES = {"scan": 8 * N, "argmax": 4 * N}
 
 
 def _ek_bytes(v: Variant) -> int:
+    if "sqrt(fabs(x))" in v.name:
+        return 16 * N  # two kernels, each reading and writing N float32
     if "2*x" in v.name or v.params.get("inputs") == 1:
         return 8 * N
     return 12 * N
