@@ -34,6 +34,7 @@ from pycuda.tools import dtype_to_ctype
 SCAN_BLOCK = 256
 _THREAD_BYTES = 64  # bytes of elements each thread scans
 _WARP_TRANSPOSE = True  # load each warp's segment coalesced and transpose it in shared memory
+_BACKOFF_NS = 0  # sleep between polls of predecessors that have published nothing yet
 _MAX_GRID = 2**31 - 1
 
 _HELPERS = r"""
@@ -235,6 +236,7 @@ def _source(ctype: str, itemsize: int, scan_expr: str, neutral: str | None, name
     includes += "#include <cuda_bf16.h>\n" if "bfloat16" in ctype + preamble else ""
     status = _STATUS_PACKED if _packed(itemsize) else _STATUS_FENCED
     fast = f"pr_vec && pr_tile_base + {tile} <= n" if vw else "false"
+    sleep = f" && (__nanosleep({_BACKOFF_NS}), true)" if _BACKOFF_NS else ""
     return f"""{includes}#include <pycuda-complex.hpp>
 {_HELPERS}
 {preamble}
@@ -307,7 +309,7 @@ extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
                 int f;
                 do {{  // tiles before 0 read as inclusive; tile 0 always stops the walk first
                     f = j >= 0 ? pr_peek(flags, aggregates, inclusives, j, pr_v) : 2;
-                }} while (__any_sync(0xffffffffu, f == 0));
+                }} while (__any_sync(0xffffffffu, f == 0){sleep});
                 const unsigned pr_found = __ballot_sync(0xffffffffu, f == 2);
                 const int stop = pr_found ? __ffs(pr_found) - 1 : 31;  // nearest inclusive
                 // Higher lanes hold earlier tiles: lane l folds lanes l+d.. in on its left.
