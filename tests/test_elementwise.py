@@ -44,9 +44,33 @@ def test_preamble_loop_prep_after_loop_are_placed():
         "float acc = 1", "(void)acc", False,
     )  # fmt: skip
     assert source.index("__device__ float f") < source.index("__global__")
-    assert source.index("float acc = 1") < source.index("for (i = tid")
-    assert source.index("(void)acc") > source.index("for (i = tid")
+    assert source.index("float acc = 1") < source.index("for (")
+    assert source.index("(void)acc") > source.rindex("for (")
     _compiles(source)
+
+
+def test_trips_of_several_elements_only_where_safe():
+    args = elementwise._parse_arguments("float a, float *x, float b, float *y, float *z")
+    safe = ["z[i] = a*x[i] + b*y[i]", "float t = x[ i ]; z[i] = t*t", "z[i] = i == 0 ? x[i] : 0"]
+    unsafe = [
+        "z[i] = x[i+1]",
+        "if (x[i] > 0) return; z[i] = 1",
+        "z[i] = y[i]; i++",
+        "z[i] = f(x, i)",
+        "for (int k = 0; k < 3; ++k) { if (k) break; z[i] = k; }",
+    ]
+    for op in safe:
+        assert elementwise._unrollable(args, op, "", ""), op
+        source = elementwise._elwise_source(args, op, "k", "", "", "", False)
+        assert "__restrict__" in source and "pr_k" in source
+        _compiles(source)
+    for op in unsafe:
+        assert not elementwise._unrollable(args, op, "", ""), op
+        source = elementwise._elwise_source(args, op, "k", "", "", "", False)
+        assert "__restrict__" not in source and "pr_k" not in source
+    assert not elementwise._unrollable(args, "z[i] = x[i]", "float q = x[0]", "")
+    ranged = elementwise._elwise_source(args, safe[0], "k", "", "", "", True)
+    assert "__restrict__" not in ranged  # range= kernels keep the one-element loop
 
 
 def test_arguments_split_outside_templates():
@@ -117,6 +141,25 @@ def test_linear_combination(device):
         gz = gpuarray.empty_like(gx)
         kernel(5, gx, 6, gy, gz)
         np.testing.assert_allclose(gz.get(), 5 * x + 6 * y, rtol=1e-6)
+
+
+@pytest.mark.parametrize("unroll", [1, 2, 4, 8])
+def test_trips_cover_every_element_once(device, monkeypatch, unroll):
+    from pycuda import gpuarray
+
+    monkeypatch.setattr(elementwise, "_UNROLL", unroll)
+    inc = elementwise.ElementwiseKernel("int *z, long long *w", "z[i] += 1; w[i] = i")
+    shift = elementwise.ElementwiseKernel("int *z, int *y", "z[i] = y[i] + (i > 0 ? y[i-1] : 0)")
+    for n in (1, 7, 1000, 4099):
+        z = gpuarray.zeros(n, np.int32)
+        w = gpuarray.zeros(n, np.int64)
+        inc(z, w)
+        np.testing.assert_array_equal(z.get(), np.ones(n, np.int32))
+        np.testing.assert_array_equal(w.get(), np.arange(n))
+        y = gpuarray.to_gpu(np.arange(n, dtype=np.int32))
+        shift(z, y)  # reads another element: the one-element loop
+        expected = np.arange(n) + np.concatenate([[0], np.arange(n - 1)])
+        np.testing.assert_array_equal(z.get(), expected)
 
 
 def test_range_slice_and_stream(device):

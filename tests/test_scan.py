@@ -217,6 +217,31 @@ def test_output_array_allocator_stream(ctx):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.float64], ids=str)
+def test_misaligned_views_and_in_place_exclusive(ctx, dtype):
+    """Views that start off a 16-byte boundary take the element-by-element loads; an exclusive
+    scan in place reads each element before it is overwritten."""
+    from pycuda import gpuarray
+
+    dtype = np.dtype(dtype)
+    n = 300_001
+    a = _random(dtype, n + 3)
+    if dtype.kind == "f":
+        a = np.floor(a * 100).astype(dtype)  # whole numbers: sums exact in any order
+    a_gpu = gpuarray.to_gpu(a)
+    inclusive = S.InclusiveScanKernel(dtype, "a+b")
+    exclusive = S.ExclusiveScanKernel(dtype, "a+b", neutral="0")
+    got = inclusive(a_gpu[1 : n + 1], output_ary="new").get()
+    np.testing.assert_array_equal(got, np.cumsum(a[1 : n + 1], dtype=dtype))
+    out = gpuarray.empty(n + 3, dtype)
+    inclusive(a_gpu[:n], out[3:])
+    np.testing.assert_array_equal(out.get()[3:], np.cumsum(a[:n], dtype=dtype))
+    exclusive(a_gpu)
+    ref = np.cumsum(a, dtype=dtype)
+    np.testing.assert_array_equal(a_gpu.get(), np.concatenate([[0], ref[:-1]]).astype(dtype))
+
+
+@pytest.mark.gpu
 def test_bad_input_is_clear(ctx):
     from pycuda import gpuarray
 

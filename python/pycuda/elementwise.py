@@ -15,7 +15,10 @@
     lin_comb(5, x, 6, y, z)
 
 The generated kernel is a grid-stride loop with a 64-bit index ``i`` over ``n`` elements (the
-size of the first array argument, or ``range=``/``slice=``). Array arguments are indexed as flat
+size of the first array argument, or ``range=``/``slice=``). When the operation touches each
+array only at ``[i]`` (the usual case), each thread takes trips of several elements (``i``,
+``i + blockDim.x``, ...) with ``__restrict__`` pointers, so their loads are in flight together;
+any other operation runs one element per trip. Array arguments are indexed as flat
 memory, so every one must be contiguous, and all in the same order (C or Fortran); others are
 refused with :exc:`ValueError` rather than computed wrongly.
 """
@@ -23,6 +26,7 @@ refused with :exc:`ValueError` rather than computed wrongly.
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +39,7 @@ from pycuda.tools import (
     ScalarArg,
     VectorArg,
     context_dependent_memoize,
+    dtype_to_ctype,
     parse_c_arg,
 )
 
@@ -114,6 +119,41 @@ def _header(arguments: Sequence[Argument], preamble: str) -> str:
     return "#include <pycuda-complex.hpp>\n" + ("#include <cuda_fp16.h>\n" if fp16 else "")
 
 
+# Trips of this many elements per thread (element i, i + blockDim, ...) in the plain kernel,
+# so each thread has that many loads in flight; 1 is the one-element grid-stride loop.
+_UNROLL = 4
+# An operation that could leave the trip early or that changes i keeps the one-element loop.
+_CONTROL = re.compile(r"\b(break|return|goto|__syncthreads|__syncwarp)\b")
+_WRITES_I = re.compile(r"(?<![\w.])i\s*(\+\+|--|[-+*/%&|^]?=(?!=)|<<=|>>=)|(\+\+|--)\s*i\b")
+
+
+def _unrollable(arguments: Sequence[Argument], operation: str, loop_prep: str,
+                after_loop: str) -> bool:  # fmt: skip
+    """Whether the trips of :data:`_UNROLL` elements may be used for ``operation``: it touches
+    each array only at index ``i`` (so elements of different ``i`` never overlap, and the
+    pointers may be ``__restrict__``, which lets a trip's loads go before its stores), does not
+    change ``i`` and cannot leave the trip; ``loop_prep`` and ``after_loop`` use no array."""
+    if _CONTROL.search(operation) or _WRITES_I.search(operation):
+        return False
+    for arg in arguments:
+        if not isinstance(arg, VectorArg):
+            continue
+        name = re.compile(r"(?<![\w.])" + re.escape(arg.name) + r"\b(\s*\[\s*i\s*\])?")
+        if any(not m.group(1) for m in name.finditer(operation)):
+            return False
+        if name.search(loop_prep) or name.search(after_loop):
+            return False
+    return True
+
+
+def _unroll_for(arguments: Sequence[Argument], operation: str, loop_prep: str,
+                after_loop: str, use_range: bool) -> int:  # fmt: skip
+    """Elements per thread and trip of the kernel :func:`_elwise_source` writes."""
+    if use_range or _UNROLL <= 1:
+        return 1
+    return _UNROLL if _unrollable(arguments, operation, loop_prep, after_loop) else 1
+
+
 def _elwise_source(
     arguments: Sequence[Argument],
     operation: str,
@@ -123,7 +163,16 @@ def _elwise_source(
     after_loop: str,
     use_range: bool,
 ) -> str:
-    params = ", ".join(a.declarator() for a in arguments)
+    unroll = _unroll_for(arguments, operation, loop_prep, after_loop, use_range)
+    if unroll > 1:
+        params = ", ".join(
+            f"{dtype_to_ctype(a.dtype)} *__restrict__ {a.name}"
+            if isinstance(a, VectorArg)
+            else a.declarator()
+            for a in arguments
+        )
+    else:
+        params = ", ".join(a.declarator() for a in arguments)
     if use_range:
         params += ", long long start, long long stop, long long step"
         loop = f"""
@@ -133,6 +182,28 @@ def _elwise_source(
         }}
     }} else {{
         for (i = start + tid * step; i < stop; i += total_threads * step) {{
+            {operation};
+        }}
+    }}"""
+    elif unroll > 1:
+        # Each block takes tiles of unroll * blockDim elements, thread t elements t, t +
+        # blockDim, ...: every access of a trip is coalesced, and whole trips need no test.
+        params += ", long long n"
+        loop = f"""
+    const long long pr_tile = (long long)blockDim.x * {unroll};
+    const long long pr_stride = (long long)gridDim.x * pr_tile;
+    long long pr_base = (long long)blockIdx.x * pr_tile + threadIdx.x;
+    for (; pr_base + {unroll - 1} * (long long)blockDim.x < n; pr_base += pr_stride) {{
+        #pragma unroll
+        for (int pr_k = 0; pr_k < {unroll}; ++pr_k) {{
+            i = pr_base + pr_k * (long long)blockDim.x;
+            {operation};
+        }}
+    }}
+    #pragma unroll
+    for (int pr_k = 0; pr_k < {unroll}; ++pr_k) {{
+        i = pr_base + pr_k * (long long)blockDim.x;
+        if (i < n) {{
             {operation};
         }}
     }}"""
@@ -149,6 +220,8 @@ extern "C" __global__ void {name}({params})
 {{
     const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     const long long total_threads = (long long)gridDim.x * blockDim.x;
+    (void)tid;
+    (void)total_threads;
     long long i;
     (void)i;
     {loop_prep};
@@ -287,9 +360,15 @@ class ElementwiseKernel:
         self.options = options
         self.gen_kwargs = kwargs
         self._kernels: dict[Any, Any] = {}
+        self._items: int | None = None  # elements per thread and trip of the plain kernel
 
     def _compiled(self, use_range: bool) -> tuple[Any, Any]:
         """(module, prepared function) for this context: compiled on first use, then cached."""
+        if not use_range and self._items is None:
+            self._items = _unroll_for(
+                self.arguments, self.operation, self.gen_kwargs.get("loop_prep", ""),
+                self.gen_kwargs.get("after_loop", ""), False,
+            )  # fmt: skip
         key = (drv.Context.get_current(), use_range)
         compiled = self._kernels.get(key)
         if compiled is None:
@@ -379,7 +458,7 @@ class ElementwiseKernel:
             func = self.get_kernel(False)
         if count == 0:
             return
-        config = launch_config(count)
+        config = launch_config(count, 1 if range is not None else (self._items or 1))
         if stream is None:
             func.prepared_call(config.grid, config.block, *values)
         else:

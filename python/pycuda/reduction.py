@@ -729,19 +729,15 @@ def get_subset_minmax_kernel(what: str, dtype: Any, dtype_subset: Any) -> Reduct
 
 
 @context_dependent_memoize
-def get_argminmax_kernel(what: str, dtype: Any) -> ReductionKernel:
-    """Index (int64) of the first maximum or minimum (``what``) of ``in``; NaN counts first."""
-    dtype = np.dtype(dtype)
-    ctype = dtype_to_ctype(dtype)
-    pair = np.dtype([("v", dtype), ("i", np.int64)], align=True)
-    pair_ctype = f"pycuda_arg_pair<{ctype}>"
-    neutral = f"pycuda_make_arg<{ctype}>({get_minmax_neutral(what, dtype)}, 0x7fffffffffffffffLL)"
-    return ReductionKernel(
-        pair, neutral, f"pycuda_arg_ext<{str(what == 'max').lower()}>(a, b)",
-        map_expr=f"pycuda_make_arg<{ctype}>(in[i], i)", arguments=f"const {ctype} *in",
-        name=f"arg{what}_kernel", _out_ctype=pair_ctype,
-        _final=(np.int64, "long long", "a.i"), _shuffle=True,
-    )  # fmt: skip
+def get_argminmax_kernel(what: str, dtype: Any) -> Any:
+    """Index (int64) of the first maximum or minimum (``what``) of ``in``; NaN counts first.
+
+    A dedicated kernel (``pycuda._arg_extremum``), not a ReductionKernel of (value, index)
+    pairs: each thread keeps a plain value and index, which is what runs at memory bandwidth.
+    """
+    from pycuda._arg_extremum import ArgExtremumKernel
+
+    return ArgExtremumKernel(what, dtype)
 
 
 def _truth_kernel(dtype: Any, neutral: str, op: str, name: str) -> ReductionKernel:

@@ -3,13 +3,15 @@ and ``ExclusiveScanKernel``.
 
 One launch, one read and one write of each element: a single-pass scan with decoupled
 look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back",
-NVIDIA 2016). Each block takes the next tile (4096 elements of 4 bytes) from an atomic counter,
-so tiles start in order; it loads its tile with 16-byte loads, scans it (serially within each
-thread, then with warp shuffles across threads), publishes the tile's aggregate, and walks back
-over the tiles before it, adding their aggregates until it meets one that has published its
-inclusive prefix. Values are published before their flag with a ``__threadfence`` between, and
-read through L2 (``__ldcg``), so no block ever reads a stale value. The flags and the tile
-counter are zeroed by one memset before each launch.
+NVIDIA 2016). Each block takes the next tile (256 threads x 64 bytes) from an atomic counter, so
+tiles start in order. Each warp loads its part of the tile with coalesced 16-byte loads and
+transposes it through shared memory so that every thread holds consecutive elements; the block
+scans them (serially within each thread, then with warp shuffles), publishes the tile's
+aggregate, and warp 0 walks back over the tiles before it, 32 at a time, combining their
+aggregates until it meets one that has published its inclusive prefix. For values of up to 4
+bytes a tile's flag and value are one 64-bit word, stored and loaded whole, so no fence is
+needed; larger values are published before their flag with a ``__threadfence`` between and read
+through L2 (``__ldcg``). The flags and the tile counter are zeroed by one memset per launch.
 
 The operator (``scan_expr`` in ``a`` and ``b``, ``a`` the earlier value) need only be
 associative: the order of operands is kept everywhere, so non-commutative operators work.
@@ -30,75 +32,211 @@ import numpy as np
 from pycuda.tools import dtype_to_ctype
 
 SCAN_BLOCK = 256
+_THREAD_BYTES = 64  # bytes of elements each thread scans
+_WARP_TRANSPOSE = True  # load each warp's segment coalesced and transpose it in shared memory
+_BACKOFF_NS = 0  # sleep between polls of predecessors that have published nothing yet
 _MAX_GRID = 2**31 - 1
 
 _HELPERS = r"""
 #ifndef PYCUDA_SCAN_HELPERS
 #define PYCUDA_SCAN_HELPERS
-template <class T, bool Up>
+// Any trivially copyable value through a warp shuffle, in 32-bit words.
+// Kind 0: from lane - delta (up), 1: from lane + delta (down), 2: from lane delta.
+template <class T, int Kind>
 __device__ __forceinline__ T pycuda_scan_shfl(const T &v, unsigned delta) {
     constexpr int W = (sizeof(T) + 3) / 4;
     unsigned w[W] = {};
     memcpy(w, &v, sizeof(T));
 #pragma unroll
     for (int k = 0; k < W; ++k)
-        w[k] = Up ? __shfl_up_sync(0xffffffffu, w[k], delta)
-                  : __shfl_sync(0xffffffffu, w[k], (int)delta);
+        w[k] = Kind == 0   ? __shfl_up_sync(0xffffffffu, w[k], delta)
+               : Kind == 1 ? __shfl_down_sync(0xffffffffu, w[k], delta)
+                           : __shfl_sync(0xffffffffu, w[k], (int)delta);
     T r;
     memcpy(&r, w, sizeof(T));
     return r;
 }
+__device__ __forceinline__ void pycuda_scan_st_relaxed(unsigned long long *p,
+                                                       unsigned long long w) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(w) : "memory");
+}
+__device__ __forceinline__ unsigned long long pycuda_scan_ld_relaxed(
+    const unsigned long long *p) {
+    unsigned long long w;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
+    return w;
+}
 #endif
+"""
+
+# Tile status, values of at most 4 bytes: one 64-bit word per tile, flag << 32 | value, stored
+# and loaded whole (relaxed, gpu scope), so a flag is never seen without its value and no fence
+# is needed. Flags: 0 nothing yet, 1 the tile's aggregate, 2 its inclusive prefix.
+_STATUS_PACKED = r"""
+__device__ __forceinline__ void pr_publish(int *, unsigned *status, unsigned *, int tile,
+                                           int flag, const scan_t &v) {
+    unsigned bits = 0;
+    memcpy(&bits, &v, sizeof(scan_t));
+    pycuda_scan_st_relaxed(reinterpret_cast<unsigned long long *>(status) + tile,
+                           ((unsigned long long)flag << 32) | bits);
+}
+__device__ __forceinline__ int pr_peek(const int *, const unsigned *status, const unsigned *,
+                                       int j, scan_t &v) {
+    const unsigned long long w =
+        pycuda_scan_ld_relaxed(reinterpret_cast<const unsigned long long *>(status) + j);
+    const unsigned bits = (unsigned)w;
+    memcpy(&v, &bits, sizeof(scan_t));
+    return (int)(w >> 32);
+}
+"""
+
+# Larger values: flags apart from the values, each value written before its flag with a
+# __threadfence between, and read (through L2) after a fence that follows the flag's read.
+_STATUS_FENCED = r"""
+constexpr int PR_WORDS = (sizeof(scan_t) + 3) / 4;
+__device__ __forceinline__ void pr_publish(int *flags, unsigned *aggregates, unsigned *inclusives,
+                                           int tile, int flag, const scan_t &v) {
+    unsigned w[PR_WORDS] = {};
+    memcpy(w, &v, sizeof(scan_t));
+    unsigned *dst = (flag == 2 ? inclusives : aggregates) + (long long)tile * PR_WORDS;
+    #pragma unroll
+    for (int k = 0; k < PR_WORDS; ++k)
+        __stcg(dst + k, w[k]);
+    __threadfence();
+    *(volatile int *)(flags + tile) = flag;
+}
+__device__ __forceinline__ int pr_peek(const int *flags, const unsigned *aggregates,
+                                       const unsigned *inclusives, int j, scan_t &v) {
+    const int f = *(const volatile int *)(flags + j);
+    if (f != 0) {
+        __threadfence();
+        const unsigned *src = (f == 2 ? inclusives : aggregates) + (long long)j * PR_WORDS;
+        unsigned w[PR_WORDS];
+        #pragma unroll
+        for (int k = 0; k < PR_WORDS; ++k)
+            w[k] = __ldcg(src + k);
+        memcpy(&v, w, sizeof(scan_t));
+    }
+    return f;
+}
 """
 
 
 def _items_per_thread(itemsize: int) -> int:
-    """Elements each thread scans: 64 bytes of them (32 at most), a whole number of 16-byte
-    loads when the element size is a power of two."""
-    return max(1, min(32, 64 // itemsize))
+    """Elements each thread scans: _THREAD_BYTES of them (32 at most), a whole number of
+    16-byte loads when the element size is a power of two."""
+    return max(1, min(32, _THREAD_BYTES // itemsize))
+
+
+def _packed(itemsize: int) -> bool:
+    return itemsize <= 4
+
+
+def _vector_width(itemsize: int, items: int) -> int:
+    """Elements per 16-byte load, or 0 where the tile cannot be moved in 16-byte pieces."""
+    if itemsize & (itemsize - 1) or itemsize > 16 or (items * itemsize) % 16:
+        return 0
+    return 16 // itemsize
+
+
+def _io_code(items: int, vw: int, nw: int) -> tuple[str, str, str]:
+    """(shared declarations, fast load, fast store) of a whole tile with 16-byte accesses."""
+    if not _WARP_TRANSPOSE:
+        load = f"""
+        #pragma unroll
+        for (int c = 0; c < {items // vw}; ++c) {{
+            const uint4 pr_c = reinterpret_cast<const uint4 *>(in + pr_my)[c];
+            memcpy(&pr_x[c * {vw}], &pr_c, 16);
+        }}"""
+        store = f"""
+        #pragma unroll
+        for (int c = 0; c < {items // vw}; ++c) {{
+            uint4 pr_c;
+            memcpy(&pr_c, &pr_x[c * {vw}], 16);
+            reinterpret_cast<uint4 *>(out + pr_my)[c] = pr_c;
+        }}"""
+        return "", load, store
+    # Each warp moves its 32 * items elements as 16-byte lane-consecutive pieces (coalesced) and
+    # transposes them in shared memory to items consecutive elements a lane; one padding
+    # element every 32 keeps the column reads of 4-byte elements free of bank conflicts.
+    seg = 33 * items
+    smem = f"""
+    __shared__ __align__(16) unsigned char pr_traw[{nw * seg} * sizeof(scan_t)];
+    scan_t *pr_wbuf = reinterpret_cast<scan_t *>(pr_traw) + warp * {seg};"""
+    load = f"""
+        const scan_t *pr_win = in + pr_tile_base + (long long)warp * {32 * items};
+        #pragma unroll
+        for (int c = 0; c < {items // vw}; ++c) {{
+            const uint4 pr_c = reinterpret_cast<const uint4 *>(pr_win)[c * 32 + lane];
+            scan_t pr_t[{vw}];
+            memcpy(pr_t, &pr_c, 16);
+            #pragma unroll
+            for (int e = 0; e < {vw}; ++e) {{
+                const int pr_k = (c * 32 + lane) * {vw} + e;
+                pr_wbuf[pr_k + (pr_k >> 5)] = pr_t[e];
+            }}
+        }}
+        __syncwarp();
+        #pragma unroll
+        for (int k = 0; k < {items}; ++k) {{
+            const int pr_k = lane * {items} + k;
+            pr_x[k] = pr_wbuf[pr_k + (pr_k >> 5)];
+        }}"""
+    store = f"""
+        scan_t *pr_wout = out + pr_tile_base + (long long)warp * {32 * items};
+        __syncwarp();
+        #pragma unroll
+        for (int k = 0; k < {items}; ++k) {{
+            const int pr_k = lane * {items} + k;
+            pr_wbuf[pr_k + (pr_k >> 5)] = pr_x[k];
+        }}
+        __syncwarp();
+        #pragma unroll
+        for (int c = 0; c < {items // vw}; ++c) {{
+            scan_t pr_t[{vw}];
+            #pragma unroll
+            for (int e = 0; e < {vw}; ++e) {{
+                const int pr_k = (c * 32 + lane) * {vw} + e;
+                pr_t[e] = pr_wbuf[pr_k + (pr_k >> 5)];
+            }}
+            uint4 pr_c;
+            memcpy(&pr_c, pr_t, 16);
+            reinterpret_cast<uint4 *>(pr_wout)[c * 32 + lane] = pr_c;
+        }}"""
+    return smem, load, store
+
+
+def _finish_code(items: int, exclusive: bool, neutral: str | None) -> str:
+    """Applies the thread's prefix (``pr_pre``, present when ``pr_has``) to its elements."""
+    if exclusive:
+        return f"""
+    {{
+        const scan_t pr_p = pr_has ? pr_pre : scan_t({neutral});
+        #pragma unroll
+        for (int k = {items} - 1; k > 0; --k)
+            pr_x[k] = pr_has ? pycuda_scan_op(pr_pre, pr_x[k - 1]) : pr_x[k - 1];
+        pr_x[0] = pr_p;
+    }}"""
+    return f"""
+    if (pr_has) {{
+        #pragma unroll
+        for (int k = 0; k < {items}; ++k)
+            pr_x[k] = pycuda_scan_op(pr_pre, pr_x[k]);
+    }}"""
 
 
 def _source(ctype: str, itemsize: int, scan_expr: str, neutral: str | None, name: str,
             preamble: str, exclusive: bool) -> str:  # fmt: skip
     items = _items_per_thread(itemsize)
-    vec_ok = itemsize & (itemsize - 1) == 0 and itemsize <= 16 and (items * itemsize) % 16 == 0
-    chunks = items * itemsize // 16 if vec_ok else 0
+    tile = SCAN_BLOCK * items
     nw = SCAN_BLOCK // 32
+    vw = _vector_width(itemsize, items)
+    smem, fast_load, fast_store = _io_code(items, vw, nw) if vw else ("", "", "")
     includes = "#include <cuda_fp16.h>\n" if "half" in ctype + preamble else ""
     includes += "#include <cuda_bf16.h>\n" if "bfloat16" in ctype + preamble else ""
-    if exclusive:
-        finish = f"""
-        const scan_t pr_p = pr_pre.ok ? pr_pre.v : scan_t({neutral});
-        #pragma unroll
-        for (int k = {items} - 1; k > 0; --k)
-            pr_x[k] = pycuda_scan_op(pr_p, pr_x[k - 1]);
-        pr_x[0] = pr_p;"""
-    else:
-        finish = f"""
-        if (pr_pre.ok) {{
-            #pragma unroll
-            for (int k = 0; k < {items}; ++k)
-                pr_x[k] = pycuda_scan_op(pr_pre.v, pr_x[k]);
-        }}"""
-    vec_load = vec_store = ""
-    if vec_ok:
-        vec_load = f"""
-    if (pr_vec && pr_valid == {items}) {{
-        #pragma unroll
-        for (int c = 0; c < {chunks}; ++c) {{
-            const uint4 pr_c = reinterpret_cast<const uint4 *>(in + pr_start)[c];
-            memcpy(&pr_x[c * {16 // itemsize}], &pr_c, 16);
-        }}
-    }} else"""
-        vec_store = f"""
-    if (pr_vec && pr_valid == {items}) {{
-        #pragma unroll
-        for (int c = 0; c < {chunks}; ++c) {{
-            uint4 pr_c;
-            memcpy(&pr_c, &pr_x[c * {16 // itemsize}], 16);
-            reinterpret_cast<uint4 *>(out + pr_start)[c] = pr_c;
-        }}
-    }} else"""
+    status = _STATUS_PACKED if _packed(itemsize) else _STATUS_FENCED
+    fast = f"pr_vec && pr_tile_base + {tile} <= n" if vw else "false"
+    sleep = f" && (__nanosleep({_BACKOFF_NS}), true)" if _BACKOFF_NS else ""
     return f"""{includes}#include <pycuda-complex.hpp>
 {_HELPERS}
 {preamble}
@@ -107,172 +245,114 @@ typedef {ctype} scan_t;
 __device__ __forceinline__ scan_t pycuda_scan_op(scan_t a, scan_t b) {{
     return scan_t({scan_expr});
 }}
-// A value that may be absent (a thread past the end of the array holds none): no neutral
-// element is needed for an inclusive scan.
-struct pr_opt {{
-    scan_t v;
-    int ok;
-}};
-__device__ __forceinline__ pr_opt pr_combine(const pr_opt &a, const pr_opt &b) {{
-    if (!a.ok)
-        return b;
-    if (!b.ok)
-        return a;
-    pr_opt r;
-    r.v = pycuda_scan_op(a.v, b.v);
-    r.ok = 1;
-    return r;
-}}
-constexpr int PR_WORDS = (sizeof(scan_t) + 3) / 4;
-__device__ __forceinline__ void pr_publish(unsigned *dst, const scan_t &v) {{
-    unsigned w[PR_WORDS] = {{}};
-    memcpy(w, &v, sizeof(scan_t));
-    #pragma unroll
-    for (int k = 0; k < PR_WORDS; ++k)
-        __stcg(dst + k, w[k]);
-}}
-__device__ __forceinline__ scan_t pr_read(const unsigned *src) {{
-    unsigned w[PR_WORDS];
-    #pragma unroll
-    for (int k = 0; k < PR_WORDS; ++k)
-        w[k] = __ldcg(src + k);
-    scan_t v;
-    memcpy(&v, w, sizeof(scan_t));
-    return v;
-}}
-// Warp-inclusive scan of optional values, operand order kept (earlier lanes on the left).
-__device__ __forceinline__ pr_opt pr_warp_scan(pr_opt x, int lane) {{
-    #pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {{
-        const pr_opt other = pycuda_scan_shfl<pr_opt, true>(x, d);
-        if (lane >= d)
-            x = pr_combine(other, x);
-    }}
-    return x;
-}}
-
+{status}
 extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
-{name}(const scan_t *in, scan_t *out, int *status, unsigned *aggregates,
-       unsigned *inclusives, long long n, int num_tiles, int pr_vec)
+{name}(const scan_t *in, scan_t *out, int *flags, unsigned *aggregates, unsigned *inclusives,
+       long long n, int num_tiles, int pr_vec)
 {{
     __shared__ int pr_tile_s;
-    __shared__ __align__(16) unsigned char pr_wraw[{nw} * sizeof(pr_opt)];
-    __shared__ __align__(16) unsigned char pr_praw[sizeof(pr_opt)];
-    pr_opt *pr_wincl = reinterpret_cast<pr_opt *>(pr_wraw);
-    pr_opt *pr_tile_prefix = reinterpret_cast<pr_opt *>(pr_praw);
-    volatile int *pr_flags = status;
-    if (threadIdx.x == 0)
-        pr_tile_s = atomicAdd(status + num_tiles, 1);  // tiles start in order: no deadlock
+    __shared__ __align__(16) unsigned char pr_sraw[({nw} + 1) * sizeof(scan_t)];
+    scan_t *pr_wsum = reinterpret_cast<scan_t *>(pr_sraw);  // then the tile's prefix
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;{smem}
+    if (threadIdx.x == 0)  // tiles start in order, so the look-back never waits on an unstarted one
+        pr_tile_s = atomicAdd(flags + num_tiles, 1);
     __syncthreads();
     const int tile = pr_tile_s;
-    const long long pr_start =
-        (long long)tile * {SCAN_BLOCK * items} + (long long)threadIdx.x * {items};
-    const long long pr_left = n - pr_start;
-    const int pr_valid = pr_left <= 0 ? 0 : (pr_left >= {items} ? {items} : (int)pr_left);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-
+    const long long pr_tile_base = (long long)tile * {tile};
+    const long long pr_my = pr_tile_base + (long long)threadIdx.x * {items};
     scan_t pr_x[{items}];
-    {vec_load}
-    {{
+    if ({fast}) {{{fast_load}
+    }} else {{
+        // Past the end: the last element again, a real value that only flows into positions
+        // after it (never stored) and into the last tile's aggregate (never read).
         #pragma unroll
         for (int k = 0; k < {items}; ++k)
-            if (k < pr_valid)
-                pr_x[k] = in[pr_start + k];
+            pr_x[k] = in[pr_my + k < n ? pr_my + k : n - 1];
     }}
-    // Serial scan within the thread; its total is the last valid element.
-    pr_opt pr_mine;
-    pr_mine.ok = pr_valid > 0;
-    pr_mine.v = pr_x[0];
     #pragma unroll
     for (int k = 1; k < {items}; ++k)
-        if (k < pr_valid) {{
-            pr_x[k] = pycuda_scan_op(pr_x[k - 1], pr_x[k]);
-            pr_mine.v = pr_x[k];
-        }}
-    // Across the block: warps, then the warps' totals in warp 0.
-    const pr_opt pr_incl = pr_warp_scan(pr_mine, lane);
-    pr_opt pr_excl = pycuda_scan_shfl<pr_opt, true>(pr_incl, 1);
-    if (lane == 0)
-        pr_excl.ok = 0;
-    if (lane == 31)
-        pr_wincl[warp] = pr_incl;
-    __syncthreads();
-    if (warp == 0) {{
-        pr_opt t;
-        t.ok = 0;
-        if (lane < {nw})
-            t = pr_wincl[lane];
-        t = pr_warp_scan(t, lane);
-        if (lane < {nw})
-            pr_wincl[lane] = t;
+        pr_x[k] = pycuda_scan_op(pr_x[k - 1], pr_x[k]);
+    // Across the warp (operand order kept: earlier lanes on the left), then across warps.
+    scan_t pr_incl = pr_x[{items - 1}];
+    #pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {{
+        const scan_t pr_o = pycuda_scan_shfl<scan_t, 0>(pr_incl, d);
+        if (lane >= d)
+            pr_incl = pycuda_scan_op(pr_o, pr_incl);
     }}
+    const scan_t pr_lane_excl = pycuda_scan_shfl<scan_t, 0>(pr_incl, 1);
+    if (lane == 31)
+        pr_wsum[warp] = pr_incl;
     __syncthreads();
-    // Decoupled look-back by warp 0, 32 predecessors at a time (lane k looks at tile base - k).
-    // Flags: 1 = the tile's aggregate is published, 2 = its inclusive prefix is.
     if (warp == 0) {{
-        const scan_t pr_agg = pr_wincl[{nw} - 1].v;
-        pr_opt pr_run;
-        pr_run.ok = 0;
+        scan_t pr_w = pr_wsum[lane < {nw} ? lane : {nw - 1}];
+        #pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {{
+            const scan_t pr_o = pycuda_scan_shfl<scan_t, 0>(pr_w, d);
+            if (lane >= d)
+                pr_w = pycuda_scan_op(pr_o, pr_w);
+        }}
+        if (lane < {nw})
+            pr_wsum[lane] = pr_w;
+        const scan_t pr_agg = pycuda_scan_shfl<scan_t, 2>(pr_w, {nw - 1});
+        // Decoupled look-back, 32 predecessors at a time (lane l looks at tile base - l).
         if (tile == 0) {{
-            if (lane == 0) {{
-                pr_publish(inclusives, pr_agg);
-                __threadfence();
-                pr_flags[0] = 2;
-            }}
+            if (lane == 0)
+                pr_publish(flags, aggregates, inclusives, 0, 2, pr_agg);
         }} else {{
-            if (lane == 0) {{
-                pr_publish(aggregates + (long long)tile * PR_WORDS, pr_agg);
-                __threadfence();
-                pr_flags[tile] = 1;
-            }}
+            if (lane == 0)
+                pr_publish(flags, aggregates, inclusives, tile, 1, pr_agg);
+            scan_t pr_run = pr_agg;  // replaced by the first window's value
             for (int base = tile - 1;; base -= 32) {{
                 const int j = base - lane;
+                scan_t pr_v = pr_agg;
                 int f;
                 do {{  // tiles before 0 read as inclusive; tile 0 always stops the walk first
-                    f = j >= 0 ? pr_flags[j] : 2;
-                }} while (__any_sync(0xffffffffu, f == 0));
-                __threadfence();
-                const unsigned incl = __ballot_sync(0xffffffffu, f == 2);
-                const int stop = incl ? __ffs(incl) - 1 : 31;  // nearest inclusive, or all
-                pr_opt x;
-                x.ok = lane <= stop && j >= 0;
-                if (x.ok)
-                    x.v = pr_read((f == 2 ? inclusives : aggregates) + (long long)j * PR_WORDS);
-                // Higher lanes hold earlier tiles: combine (lane + d) before lane.
+                    f = j >= 0 ? pr_peek(flags, aggregates, inclusives, j, pr_v) : 2;
+                }} while (__any_sync(0xffffffffu, f == 0){sleep});
+                const unsigned pr_found = __ballot_sync(0xffffffffu, f == 2);
+                const int stop = pr_found ? __ffs(pr_found) - 1 : 31;  // nearest inclusive
+                // Higher lanes hold earlier tiles: lane l folds lanes l+d.. in on its left.
                 #pragma unroll
                 for (int d = 1; d < 32; d <<= 1) {{
-                    const pr_opt other = pycuda_scan_shfl<pr_opt, false>(x, lane + d);
-                    if (lane + d < 32)
-                        x = pr_combine(other, x);
+                    const scan_t pr_o = pycuda_scan_shfl<scan_t, 1>(pr_v, d);
+                    if (lane + d <= stop)
+                        pr_v = pycuda_scan_op(pr_o, pr_v);
                 }}
-                x = pycuda_scan_shfl<pr_opt, false>(x, 0);
-                pr_run = pr_combine(x, pr_run);
-                if (incl)
+                pr_v = pycuda_scan_shfl<scan_t, 2>(pr_v, 0);
+                pr_run = base == tile - 1 ? pr_v : pycuda_scan_op(pr_v, pr_run);
+                if (pr_found)
                     break;
             }}
             if (lane == 0) {{
-                pr_publish(inclusives + (long long)tile * PR_WORDS,
-                           pycuda_scan_op(pr_run.v, pr_agg));
-                __threadfence();
-                pr_flags[tile] = 2;
+                pr_publish(flags, aggregates, inclusives, tile, 2,
+                           pycuda_scan_op(pr_run, pr_agg));
+                pr_wsum[{nw}] = pr_run;
             }}
         }}
-        if (lane == 0)
-            *pr_tile_prefix = pr_run;
     }}
     __syncthreads();
-    pr_opt pr_pre = *pr_tile_prefix;
-    if (warp > 0)
-        pr_pre = pr_combine(pr_pre, pr_wincl[warp - 1]);
-    pr_pre = pr_combine(pr_pre, pr_excl);
-    {{{finish}
+    // The thread's prefix: earlier tiles, earlier warps, earlier lanes (each may be absent).
+    scan_t pr_pre = pr_lane_excl;
+    bool pr_has = false;
+    if (tile > 0) {{
+        pr_pre = pr_wsum[{nw}];
+        pr_has = true;
     }}
-    {vec_store}
-    {{
+    if (warp > 0) {{
+        pr_pre = pr_has ? pycuda_scan_op(pr_pre, pr_wsum[warp - 1]) : pr_wsum[warp - 1];
+        pr_has = true;
+    }}
+    if (lane > 0) {{
+        pr_pre = pr_has ? pycuda_scan_op(pr_pre, pr_lane_excl) : pr_lane_excl;
+        pr_has = true;
+    }}{_finish_code(items, exclusive, neutral)}
+    if ({fast}) {{{fast_store}
+    }} else {{
         #pragma unroll
         for (int k = 0; k < {items}; ++k)
-            if (k < pr_valid)
-                out[pr_start + k] = pr_x[k];
+            if (pr_my + k < n)
+                out[pr_my + k] = pr_x[k];
     }}
 }}
 """
@@ -302,8 +382,10 @@ class _ScanKernel:
         self.neutral = neutral
         name = f"{name_prefix}_{'exclusive' if self.exclusive else 'inclusive'}"
         self.items = _items_per_thread(self.dtype.itemsize)
-        self.tile = SCAN_BLOCK * self.items
+        self.block = SCAN_BLOCK
+        self.tile = self.block * self.items
         self.words = (self.dtype.itemsize + 3) // 4
+        self.packed = _packed(self.dtype.itemsize)
         self.source = _source(
             dtype_to_ctype(self.dtype), self.dtype.itemsize, scan_expr,
             None if neutral is None else str(neutral), name, preamble, self.exclusive,
@@ -341,19 +423,22 @@ class _ScanKernel:
         tiles = -(-n // self.tile)
         if tiles > _MAX_GRID:
             raise ValueError(f"array of {n} elements is too large to scan in one launch")
-        status_bytes = -(-(tiles + 1) * 4 // 16) * 16
-        values_bytes = tiles * self.words * 4
-        scratch = allocator(status_bytes + 2 * values_bytes)
+        # Flags (and the tile counter after them), then the aggregates and inclusive prefixes;
+        # small values pack theirs with the flags into 64-bit words, all zeroed by the memset.
+        flags_bytes = -(-(tiles + 1) * 4 // 16) * 16
+        values_bytes = tiles * (8 if self.packed else self.words * 4)
+        scratch = allocator(flags_bytes + (1 if self.packed else 2) * values_bytes)
         base = int(scratch)
         in_ptr, out_ptr = int(input_ary.gpudata), int(output_ary.gpudata)
         vec = int(in_ptr % 16 == 0 and out_ptr % 16 == 0)
-        driver.memset_d32_async(base, 0, tiles + 1, stream)
-        args = (in_ptr, out_ptr, base, base + status_bytes, base + status_bytes + values_bytes,
+        zeroed = flags_bytes + (values_bytes if self.packed else 0)
+        driver.memset_d32_async(base, 0, zeroed // 4, stream)
+        args = (in_ptr, out_ptr, base, base + flags_bytes, base + flags_bytes + values_bytes,
                 n, tiles, vec)  # fmt: skip
         if stream is None:
-            self.func.prepared_call((tiles, 1), (SCAN_BLOCK, 1, 1), *args)
+            self.func.prepared_call((tiles, 1), (self.block, 1, 1), *args)
         else:
-            self.func.prepared_async_call((tiles, 1), (SCAN_BLOCK, 1, 1), stream, *args)
+            self.func.prepared_async_call((tiles, 1), (self.block, 1, 1), stream, *args)
         self._scratch = scratch  # kept until the next call, so a pooled block is not reused early
         return output_ary
 
