@@ -164,8 +164,8 @@ def _kernel(kind: str, out_dtype: np.dtype, operands: tuple[Operand, ...], expr:
 
 def _scalar_value(value: Any, dtype: np.dtype) -> Any:
     """A scalar operand as the kernel takes it: in the compute type of ``dtype``."""
-    if dtype == np.float16:
-        return np.float32(np.float16(value))
+    if dtype.itemsize == 2 and compute_dtype(dtype) != dtype:
+        return np.float32(dtype.type(value))  # float16, bfloat16: rounded to 16 bits first
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
         return compute_dtype(dtype).type(value)
@@ -748,14 +748,23 @@ class GPUArray:
     # {{{ arithmetic
 
     def _unary(
-        self, op: str, dtype: np.dtype, out: GPUArray | None = None, stream: Any = None
+        self,
+        op: str,
+        dtype: np.dtype,
+        out: GPUArray | None = None,
+        stream: Any = None,
+        expr: str | None = None,
     ) -> GPUArray:
+        """``op`` of each element into ``out`` (or a new array of ``dtype``); ``expr`` replaces
+        the operation's own C expression (of ``x0``)."""
         if out is None:
             out = self._new_like_self(dtype)
         else:
             _check_out(out, self.shape, dtype, op)
         src = self.copy(stream) if _overlaps(out, self) else self
-        _elementwise(out, [src], unary_expression(op, self.dtype, dtype), stream)
+        if expr is None:
+            expr = unary_expression(op, self.dtype, dtype)
+        _elementwise(out, [src], expr, stream)
         return out
 
     def _binary(
@@ -1157,11 +1166,21 @@ def arange(*args: Any, **kwargs: Any) -> GPUArray:
     return to_gpu_async(host, allocator, stream)
 
 
-def _binary_function(op: str, a: Any, b: Any, out: Any, stream: Any, body: str | None = None):
+def _binary_function(
+    op: str,
+    a: Any,
+    b: Any,
+    out: Any,
+    stream: Any,
+    body: str | None = None,
+    result_dtype: Any = None,
+):
     if isinstance(a, GPUArray):
-        return a._binary(op, b, out=out, stream=stream, body=body)
+        return a._binary(op, b, out=out, stream=stream, body=body, result_dtype=result_dtype)
     if isinstance(b, GPUArray):
-        return b._binary(op, a, reflected=True, out=out, stream=stream, body=body)
+        return b._binary(
+            op, a, reflected=True, out=out, stream=stream, body=body, result_dtype=result_dtype
+        )
     raise TypeError(f"{op}: at least one argument must be a GPUArray")
 
 
