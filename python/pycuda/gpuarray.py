@@ -164,6 +164,9 @@ def _kernel(kind: str, out_dtype: np.dtype, operands: tuple[Operand, ...], expr:
 
 def _scalar_value(value: Any, dtype: np.dtype) -> Any:
     """A scalar operand as the kernel takes it: in the compute type of ``dtype``."""
+    if type(value) is complex and dtype.kind not in "bcV":
+        # NumPy refuses a Python complex for a real array (a NumPy complex loses its imag)
+        raise TypeError(f"cannot convert the Python complex {value!r} to {dtype}")
     if dtype.itemsize == 2 and compute_dtype(dtype) != dtype:
         return np.float32(dtype.type(value))  # float16, bfloat16: rounded to 16 bits first
     with warnings.catch_warnings():
@@ -572,6 +575,9 @@ class GPUArray:
                 _driver.memset_d8(self.ptr, 0, self.nbytes)
             else:
                 _driver.memset_d8_async(self.ptr, 0, self.nbytes, stream)
+            return self
+        if not self.size:
+            _scalar_value(value, self.dtype)  # NumPy's errors for the value, even with no element
             return self
         expr = unary_expression("cast", self.dtype, self.dtype)
         _elementwise(self, [(value, self.dtype)], expr, stream)
