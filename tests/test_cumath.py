@@ -110,6 +110,23 @@ def test_every_new_function_kernel_compiles(monkeypatch, dtype):
     assert len(recorder.compile_all()) > 0
 
 
+@pytest.mark.parametrize("name", ["arctan2", "hypot"])
+def test_binary_float_result_dtype_is_numpys(name):
+    """The dtype rule of arctan2 and hypot, for every pair of supported dtypes and for weak
+    Python scalars: NumPy's first float loop that both operands cast to."""
+    from pycuda._dtype_rules import SUPPORTED_DTYPES, binary_float_result_dtype
+
+    reference = getattr(np, name)
+    for a in SUPPORTED_DTYPES:
+        for b in [*SUPPORTED_DTYPES, 2, 2.5, True]:
+            host_b = b if isinstance(b, (bool, int, float)) else np.ones(1, b)
+            ours = binary_float_result_dtype(a, b)
+            if _numpy_raises(reference, np.ones(1, a), host_b):
+                assert ours.kind == "c", (a, b)  # cumath raises TypeError for complex
+            else:
+                assert ours == reference(np.ones(1, a), host_b).dtype, (a, b)
+
+
 # {{{ on the GPU, and on the host stand-in (tests/host_device.py) where no GPU is
 
 
