@@ -53,7 +53,8 @@ CUMATH_UNARY = ["fabs", "ceil", "floor", "exp", "log", "log10", "sqrt", "sin", "
                 "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp2", "log2", "log1p",
                 "expm1", "sign", "trunc", "round", "isnan", "isinf", "isfinite", "arcsinh",
                 "arccosh", "arctanh"]  # fmt: skip
-CUMATH_BINARY = ["arctan2", "hypot", "power", "fmod", "maximum", "minimum"]
+CUMATH_BINARY = ["arctan2", "hypot", "power", "fmod", "maximum", "minimum", "logical_and",
+                 "logical_or"]  # fmt: skip
 NUMPY_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}
 # Results that are exact in both NumPy and CUDA (IEEE operations, comparisons, integers).
 EXACT_OPS = {"add", "sub", "mul", "truediv", "floordiv", "mod", "eq", "ne", "lt", "le", "gt",
@@ -332,7 +333,7 @@ def test_cumath_binary(device, case):
     name, k = case
     rng = _rng(name, k)
     a, b, ha, hb, reflected = _binary_operands(device, rng, name)
-    module = gpuarray if name in ("maximum", "minimum") else cumath
+    module = cumath if hasattr(cumath, name) else gpuarray
     func, reference = getattr(module, name), getattr(np, name)
     if reflected and name != "fmod":  # fmod takes the array first, as the original's
         _agree(name, _numpy_outcome(reference, hb, ha), lambda: func(b, a))
