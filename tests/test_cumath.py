@@ -428,8 +428,11 @@ def test_new_functions_bad_input(device):
         cumath.isnan(np.zeros(3))
     with pytest.raises(TypeError, match="dtype"):
         cumath.isnan(gpuarray.zeros(3), out=gpuarray.zeros(3))
+    # a Python int takes the float loop's type whatever its value, as in NumPy
+    assert cumath.arctan2(gpuarray.zeros(3, np.int8), 1000).dtype == np.float16
+    assert cumath.hypot(gpuarray.zeros(3, np.uint32), -3).dtype == np.float64
     with pytest.raises(OverflowError):
-        cumath.arctan2(gpuarray.zeros(3, np.int8), 1000)
+        cumath.power(gpuarray.zeros(3, np.uint32), -3)  # integer loops: out of uint32's range
 
 
 # }}}

@@ -346,6 +346,8 @@ def _float_binary(name: str, c_name: str, x1: Any, x2: Any, out: Any, stream: An
     dtype = binary_float_result_dtype(_dtype_of(x1), _dtype_of(x2))
     if kind_of(dtype) == "c":
         raise TypeError(f"ufunc '{name}' not supported for complex inputs (NumPy has none)")
+    # A Python int converts to the float loop's type, whatever its value (as in NumPy).
+    x1, x2 = (dtype.type(x) if type(x) is int else x for x in (x1, x2))
     ct = compute_ctype(dtype)
     body = f"{c_name}(pc_cast<{ct}>(A), pc_cast<{ct}>(B))"
     return _binary_function("add", x1, x2, out, stream, body=body, result_dtype=dtype)

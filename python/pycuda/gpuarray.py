@@ -790,33 +790,32 @@ class GPUArray:
         if isinstance(other, GPUArray):
             b: Any = other
             b_dtype: Any = other.dtype
-            shape = broadcast_shapes(self.shape, other.shape)
         elif isinstance(other, np.ndarray):
             return self._binary(op, to_gpu(other), reflected, out, stream, body, result_dtype)
         elif _is_scalar(other):
             b = other
             b_dtype = other.dtype if isinstance(other, np.generic) else other
-            shape = self.shape
         else:
             return NotImplemented
+        # NumPy's order: dtypes (TypeError) before shapes (ValueError), for out= too.
         lhs, rhs = (b_dtype, self.dtype) if reflected else (self.dtype, b_dtype)
         operand, result = binary_op_dtypes(op, lhs, rhs)
         if result_dtype is not None:
             result = np.dtype(result_dtype)
+        if out is not None and not np.can_cast(result, out.dtype, "same_kind"):
+            raise TypeError(
+                f"Cannot cast ufunc '{op}' output from {result!r} to {out.dtype!r} with "
+                f"casting rule 'same_kind'"
+            )
+        shape = broadcast_shapes(self.shape, b.shape) if isinstance(b, GPUArray) else self.shape
         fresh = out is None
         if out is None:
             out = GPUArray(shape, result, self.allocator)
-        else:
-            if broadcast_shapes(out.shape, shape) != out.shape:
-                raise ValueError(
-                    f"non-broadcastable output operand with shape {shape_text(out.shape)} "
-                    f"doesn't match the broadcast shape {shape_text(shape)}"
-                )
-            if not np.can_cast(result, out.dtype, "same_kind"):
-                raise TypeError(
-                    f"Cannot cast ufunc '{op}' output from {result!r} to {out.dtype!r} with "
-                    f"casting rule 'same_kind'"
-                )
+        elif broadcast_shapes(out.shape, shape) != out.shape:
+            raise ValueError(
+                f"non-broadcastable output operand with shape {shape_text(out.shape)} "
+                f"doesn't match the broadcast shape {shape_text(shape)}"
+            )
         # A new output overlaps nothing; an existing one may overlap an input in another layout.
         a_in: Any = self.copy(stream) if not fresh and _overlaps(out, self) else self
         if isinstance(b, GPUArray):
