@@ -409,6 +409,9 @@ def test_clip_against_numpy(device, dtype):
     if np.dtype(dtype).kind == "f":
         nan_bound = cumath.clip(gx, np.nan, None).get()
         assert np.isnan(nan_bound).all()  # a NaN bound gives NaN everywhere, as in NumPy
+    if np.dtype(dtype).kind in "iu":
+        with pytest.raises(OverflowError):  # beyond the far end of the range: NumPy's error
+            cumath.clip(gx, 100000, None)
     with pytest.raises(ValueError, match="broadcast"):
         cumath.clip(gx, gpuarray.zeros((5,), dtype), None)
     with pytest.raises(TypeError, match="GPUArray"):

@@ -18,7 +18,6 @@ ml_dtypes) compute in float32.
 
 from __future__ import annotations
 
-import builtins
 import re
 import warnings
 from typing import Any
@@ -370,11 +369,13 @@ def power(x1: Any, x2: Any, out: GPUArray | None = None, stream: Any = None) -> 
     return _binary_function("power", x1, x2, out, stream)
 
 
-def _clip_bound(bound: Any, dtype: np.dtype) -> Any:
-    """A Python int bound out of an integer array's range clips to the range (NumPy 2)."""
+def _clip_bound(bound: Any, dtype: np.dtype, lower: bool) -> Any:
+    """A bound as clip uses it. As NumPy 2 does, a Python int at or past its end of an integer
+    array's range is no bound (None); other out-of-range ints raise OverflowError."""
     if type(bound) is int and kind_of(dtype) in "iu":
         info = np.iinfo(dtype)
-        return builtins.min(builtins.max(bound, int(info.min)), int(info.max))
+        if (lower and bound <= info.min) or (not lower and bound >= info.max):
+            return None
     if isinstance(bound, np.ndarray):
         return to_gpu(bound)
     return bound
@@ -386,7 +387,7 @@ def clip(
     """``minimum(maximum(a, a_min), a_max)`` in one kernel; bounds are arrays (broadcast) or
     scalars, either may be None. NaN in ``a`` or a bound gives NaN, as in NumPy."""
     a = _check_array(a, "clip")
-    bounds = [_clip_bound(b, a.dtype) for b in (a_min, a_max)]
+    bounds = [_clip_bound(a_min, a.dtype, True), _clip_bound(a_max, a.dtype, False)]
     dtype = a.dtype
     for b in bounds:
         if b is not None:
