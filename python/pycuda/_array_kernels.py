@@ -10,8 +10,8 @@ Every operation of ``gpuarray`` and ``cumath`` is one C expression over the oper
   operand's byte strides arrive as kernel arguments, so one compiled kernel serves every shape
   of the same number of merged axes.
 
-Casts follow NumPy (complex to real keeps the real part, float16 computes in float32). This
-module only writes sources; ``gpuarray`` compiles, caches and launches them.
+Casts follow NumPy (complex to real keeps the real part, float16 and bfloat16 compute in
+float32). This module only writes sources; ``gpuarray`` compiles, caches and launches them.
 """
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from pycuda._c_types import dtype_to_ctype
+from pycuda._dtype_rules import BFLOAT16, kind_of
 
 # Device helpers every generated kernel includes: NumPy's casts and its integer and float
 # semantics where C's differ (floor division, modulo, shifts, integer powers, complex order).
 HELPERS = r"""
 #include <pycuda-complex.hpp>
 #include <cuda_fp16.h>
+#include <cuda_bf16.h>
 
 // The integer helpers are templates shared by signed and unsigned types, where "x < 0" is
 // "pointless" for the unsigned ones; that is intended.
@@ -58,28 +60,42 @@ template <class R1, class R2> struct pc_cast_t<pycuda::complex<R1>, pycuda::comp
         return pycuda::complex<R1>((R1)x.real(), (R1)x.imag());
     }
 };
-template <class To> struct pc_cast_t<To, __half> {
-    static __device__ __forceinline__ To f(__half x) {
-        return pc_cast_t<To, float>::f(__half2float(x));
+// The 16-bit floats (__half, __nv_bfloat16) convert through float, and from double directly
+// (one rounding, as NumPy and ml_dtypes do).
+#define PC_FLOAT16_CASTS(H, TO_FLOAT, FROM_FLOAT, FROM_DOUBLE) \
+template <class To> struct pc_cast_t<To, H> { \
+    static __device__ __forceinline__ To f(H x) { return pc_cast_t<To, float>::f(TO_FLOAT(x)); } \
+}; \
+template <class From> struct pc_cast_t<H, From> { \
+    static __device__ __forceinline__ H f(From x) { return FROM_FLOAT((float)x); } \
+}; \
+template <> struct pc_cast_t<H, double> { \
+    static __device__ __forceinline__ H f(double x) { return FROM_DOUBLE(x); } \
+}; \
+template <> struct pc_cast_t<H, H> { \
+    static __device__ __forceinline__ H f(H x) { return x; } \
+}; \
+template <class R> struct pc_cast_t<H, pycuda::complex<R>> { \
+    static __device__ __forceinline__ H f(pycuda::complex<R> x) { \
+        return pc_cast_t<H, R>::f(x.real()); \
+    } \
+}; \
+template <class R> struct pc_cast_t<pycuda::complex<R>, H> { \
+    static __device__ __forceinline__ pycuda::complex<R> f(H x) { \
+        return pycuda::complex<R>((R)TO_FLOAT(x)); \
+    } \
+};
+PC_FLOAT16_CASTS(__half, __half2float, __float2half_rn, __double2half)
+PC_FLOAT16_CASTS(__nv_bfloat16, __bfloat162float, __float2bfloat16_rn, __double2bfloat16)
+#undef PC_FLOAT16_CASTS
+template <> struct pc_cast_t<__half, __nv_bfloat16> {
+    static __device__ __forceinline__ __half f(__nv_bfloat16 x) {
+        return __float2half_rn(__bfloat162float(x));
     }
 };
-template <class From> struct pc_cast_t<__half, From> {
-    static __device__ __forceinline__ __half f(From x) { return __float2half_rn((float)x); }
-};
-template <> struct pc_cast_t<__half, double> {
-    static __device__ __forceinline__ __half f(double x) { return __double2half(x); }
-};
-template <> struct pc_cast_t<__half, __half> {
-    static __device__ __forceinline__ __half f(__half x) { return x; }
-};
-template <class R> struct pc_cast_t<__half, pycuda::complex<R>> {
-    static __device__ __forceinline__ __half f(pycuda::complex<R> x) {
-        return pc_cast_t<__half, R>::f(x.real());
-    }
-};
-template <class R> struct pc_cast_t<pycuda::complex<R>, __half> {
-    static __device__ __forceinline__ pycuda::complex<R> f(__half x) {
-        return pycuda::complex<R>((R)__half2float(x));
+template <> struct pc_cast_t<__nv_bfloat16, __half> {
+    static __device__ __forceinline__ __nv_bfloat16 f(__half x) {
+        return __float2bfloat16_rn(__half2float(x));
     }
 };
 template <class To, class From> __device__ __forceinline__ To pc_cast(From x) {
@@ -155,8 +171,11 @@ template <class T, int V> struct alignas(sizeof(T) * V) pc_pack { T v[V]; };
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype a kernel computes in for operands of ``dtype`` (float16 computes in float32)."""
-    return np.dtype(np.float32) if dtype == np.float16 else dtype
+    """The dtype a kernel computes in for operands of ``dtype`` (float16 and bfloat16 compute
+    in float32)."""
+    if dtype == np.float16 or (BFLOAT16 is not None and dtype == BFLOAT16):
+        return np.dtype(np.float32)
+    return dtype
 
 
 def compute_ctype(dtype: np.dtype) -> str:
@@ -399,8 +418,10 @@ _BINARY_C = {
 }
 
 
-def _binary_c(op: str, dtype: np.dtype) -> str:
-    kind = dtype.kind
+def binary_c(op: str, dtype: np.dtype) -> str:
+    """The C of NumPy's binary ``op`` on operands ``A`` and ``B`` of the compute type of
+    ``dtype`` (before any cast of the result)."""
+    kind = kind_of(dtype)
     if kind == "b" and op == "add":
         return "(A || B)"
     if kind == "b" and op == "multiply":
@@ -436,7 +457,7 @@ def binary_expression(
     ``body`` replaces the operation's own C (written with ``A`` and ``B`` for the operands).
     """
     ct = compute_ctype(operand)
-    body = _binary_c(op, operand) if body is None else body
+    body = binary_c(op, operand) if body is None else body
     body = re.sub(r"\bA\b", f"pc_cast<{ct}>(x0)", body)
     body = re.sub(r"\bB\b", f"pc_cast<{ct}>(x1)", body)
     return f"pc_cast<{dtype_to_ctype(out)}>({body})"
@@ -447,7 +468,7 @@ def unary_expression(op: str, operand: np.dtype, out: np.dtype) -> str:
     """The C expression of a unary operation (``negative``, ``absolute``, ``invert``,
     ``positive``, ``cast``, ``conj``, ``real``, ``imag``, or a cumath function name)."""
     ct = compute_ctype(operand)
-    kind = operand.kind
+    kind = kind_of(operand)
     a = f"pc_cast<{ct}>(x0)"
     if op in ("positive", "cast"):
         body = a

@@ -198,3 +198,20 @@ def unary_result_dtype(op: str, dtype: Any) -> np.dtype:
     if op == "float_function":
         return dtype if kind in "fc" else np.promote_types(dtype, np.float16)
     raise ValueError(f"unknown unary operation {op!r}; expected one of {UNARY_OPS}")
+
+
+def binary_float_result_dtype(a: Operand, b: Operand) -> np.dtype:
+    """The dtype of a float function of two operands (``arctan2``, ``hypot``).
+
+    NumPy takes its first float loop that both operands cast to safely, so int8 with uint8 gives
+    float16 (not the float32 of their common int16). A weak Python int with an integer array
+    takes the array's loop whatever its value (int8 with ``1000`` is float16, uint32 with
+    ``-3`` float64); other weak scalars promote first (int8 with ``2.0`` is float64).
+    """
+    strong = [_strong_dtype(x) for x in (a, b) if not is_weak(x)]
+    if len(strong) == 1 and kind_of(strong[0]) in "iu" and int in (type(a), type(b)):
+        return unary_result_dtype("float_function", strong[0])
+    if len(strong) < 2 or (BFLOAT16 is not None and BFLOAT16 in strong):
+        return unary_result_dtype("float_function", promote(a, b))
+    f = [unary_result_dtype("float_function", d) for d in strong]
+    return np.promote_types(f[0], f[1])

@@ -171,8 +171,11 @@ def _kernel(kind: str, out_dtype: np.dtype, operands: tuple[Operand, ...], expr:
 
 def _scalar_value(value: Any, dtype: np.dtype) -> Any:
     """A scalar operand as the kernel takes it: in the compute type of ``dtype``."""
-    if dtype == np.float16:
-        return np.float32(np.float16(value))
+    if type(value) is complex and dtype.kind not in "bcV":
+        # NumPy refuses a Python complex for a real array (a NumPy complex loses its imag)
+        raise TypeError(f"cannot convert the Python complex {value!r} to {dtype}")
+    if dtype.itemsize == 2 and compute_dtype(dtype) != dtype:
+        return np.float32(dtype.type(value))  # float16, bfloat16: rounded to 16 bits first
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
         return compute_dtype(dtype).type(value)
@@ -580,6 +583,9 @@ class GPUArray(ReductionMethods):
             else:
                 _driver.memset_d8_async(self.ptr, 0, self.nbytes, stream)
             return self
+        if not self.size:
+            _scalar_value(value, self.dtype)  # NumPy's errors for the value, even with no element
+            return self
         expr = unary_expression("cast", self.dtype, self.dtype)
         _elementwise(self, [(value, self.dtype)], expr, stream)
         return self
@@ -755,14 +761,23 @@ class GPUArray(ReductionMethods):
     # {{{ arithmetic
 
     def _unary(
-        self, op: str, dtype: np.dtype, out: GPUArray | None = None, stream: Any = None
+        self,
+        op: str,
+        dtype: np.dtype,
+        out: GPUArray | None = None,
+        stream: Any = None,
+        expr: str | None = None,
     ) -> GPUArray:
+        """``op`` of each element into ``out`` (or a new array of ``dtype``); ``expr`` replaces
+        the operation's own C expression (of ``x0``)."""
         if out is None:
             out = self._new_like_self(dtype)
         else:
             _check_out(out, self.shape, dtype, op)
         src = self.copy(stream) if _overlaps(out, self) else self
-        _elementwise(out, [src], unary_expression(op, self.dtype, dtype), stream)
+        if expr is None:
+            expr = unary_expression(op, self.dtype, dtype)
+        _elementwise(out, [src], expr, stream)
         return out
 
     def _binary(
@@ -782,33 +797,32 @@ class GPUArray(ReductionMethods):
         if isinstance(other, GPUArray):
             b: Any = other
             b_dtype: Any = other.dtype
-            shape = broadcast_shapes(self.shape, other.shape)
         elif isinstance(other, np.ndarray):
             return self._binary(op, to_gpu(other), reflected, out, stream, body, result_dtype)
         elif _is_scalar(other):
             b = other
             b_dtype = other.dtype if isinstance(other, np.generic) else other
-            shape = self.shape
         else:
             return NotImplemented
+        # NumPy's order: dtypes (TypeError) before shapes (ValueError), for out= too.
         lhs, rhs = (b_dtype, self.dtype) if reflected else (self.dtype, b_dtype)
         operand, result = binary_op_dtypes(op, lhs, rhs)
         if result_dtype is not None:
             result = np.dtype(result_dtype)
+        if out is not None and not np.can_cast(result, out.dtype, "same_kind"):
+            raise TypeError(
+                f"Cannot cast ufunc '{op}' output from {result!r} to {out.dtype!r} with "
+                f"casting rule 'same_kind'"
+            )
+        shape = broadcast_shapes(self.shape, b.shape) if isinstance(b, GPUArray) else self.shape
         fresh = out is None
         if out is None:
             out = GPUArray(shape, result, self.allocator)
-        else:
-            if broadcast_shapes(out.shape, shape) != out.shape:
-                raise ValueError(
-                    f"non-broadcastable output operand with shape {shape_text(out.shape)} "
-                    f"doesn't match the broadcast shape {shape_text(shape)}"
-                )
-            if not np.can_cast(result, out.dtype, "same_kind"):
-                raise TypeError(
-                    f"Cannot cast ufunc '{op}' output from {result!r} to {out.dtype!r} with "
-                    f"casting rule 'same_kind'"
-                )
+        elif broadcast_shapes(out.shape, shape) != out.shape:
+            raise ValueError(
+                f"non-broadcastable output operand with shape {shape_text(out.shape)} "
+                f"doesn't match the broadcast shape {shape_text(shape)}"
+            )
         # A new output overlaps nothing; an existing one may overlap an input in another layout.
         a_in: Any = self.copy(stream) if not fresh and _overlaps(out, self) else self
         if isinstance(b, GPUArray):
@@ -1164,11 +1178,21 @@ def arange(*args: Any, **kwargs: Any) -> GPUArray:
     return to_gpu_async(host, allocator, stream)
 
 
-def _binary_function(op: str, a: Any, b: Any, out: Any, stream: Any, body: str | None = None):
+def _binary_function(
+    op: str,
+    a: Any,
+    b: Any,
+    out: Any,
+    stream: Any,
+    body: str | None = None,
+    result_dtype: Any = None,
+):
     if isinstance(a, GPUArray):
-        return a._binary(op, b, out=out, stream=stream, body=body)
+        return a._binary(op, b, out=out, stream=stream, body=body, result_dtype=result_dtype)
     if isinstance(b, GPUArray):
-        return b._binary(op, a, reflected=True, out=out, stream=stream, body=body)
+        return b._binary(
+            op, a, reflected=True, out=out, stream=stream, body=body, result_dtype=result_dtype
+        )
     raise TypeError(f"{op}: at least one argument must be a GPUArray")
 
 

@@ -1,0 +1,59 @@
+"""Records the element-wise kernels gpuarray generates, so CPU tests can compile them with NVRTC.
+
+``install(monkeypatch)`` routes memory and copies to the host stand-in (``host_device``) and
+replaces ``gpuarray._kernel`` by a recorder whose kernels do nothing: calling GPUArray operations
+then collects every kernel they would launch, without running any. ``compile_all`` compiles
+them all, renamed, as one NVRTC module per call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import host_device
+
+from pycuda import _array_kernels as ak
+from pycuda.compiler import compile as cuda_compile
+
+
+class _Idle:
+    """A kernel that is never run (the recorded source is what the test needs)."""
+
+    def prepared_call(self, *args: Any) -> None:
+        pass
+
+    def prepared_async_call(self, *args: Any) -> None:
+        pass
+
+
+class KernelRecorder:
+    def __init__(self) -> None:
+        self.sources: dict[str, None] = {}  # an ordered set
+
+    def kernel(self, kind: str, out_dtype: Any, operands: Any, expr: str, p: int) -> _Idle:
+        """Stands in for gpuarray._kernel: writes the kernel's source as _kernel would."""
+        name = "pc_recorded_kernel"
+        if kind == "flat":
+            source = ak.flat_kernel(name, out_dtype, operands, expr, p)
+        else:
+            index = "unsigned int" if kind == "strided32" else "long long"
+            source = ak.strided_kernel(name, out_dtype, operands, expr, p, index)
+        self.sources.setdefault(source, None)
+        return _Idle()
+
+    def compile_all(self, arch: str = "sm_90") -> bytes:
+        """One cubin of every recorded kernel (distinct names); CompileError names the failure."""
+        assert self.sources, "no kernel was recorded"
+        kernels = [s.replace("pc_recorded_kernel", f"k{i}") for i, s in enumerate(self.sources)]
+        return cuda_compile(
+            ak.HELPERS + "".join(kernels), arch=arch, no_extern_c=True, cache_dir=False
+        )
+
+
+def install(monkeypatch: Any) -> KernelRecorder:
+    from pycuda import gpuarray
+
+    host_device.install(monkeypatch)
+    recorder = KernelRecorder()
+    monkeypatch.setattr(gpuarray, "_kernel", recorder.kernel)
+    return recorder
