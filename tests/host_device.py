@@ -232,6 +232,8 @@ def install(monkeypatch: Any) -> HostDevice:
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: device.allocate)
     monkeypatch.setattr(gpuarray, "_driver", device.driver_namespace())
     monkeypatch.setattr(gpuarray, "launch_config", lambda n, items=1: _Config(device))
+    # The fast paths' per-context state (allocator, kernels, launches) is made from the above.
+    monkeypatch.setattr(gpuarray, "_FAST_CONTEXTS", {})
     return device
 
 
