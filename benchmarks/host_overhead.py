@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
-import statistics
 import timeit
 from types import SimpleNamespace
 from typing import Any
@@ -81,10 +80,11 @@ def install() -> _Allocator:
     return allocator
 
 
-def time_us(stmt: Any, number: int = 20000, repeat: int = 9) -> float:
-    """The median over ``repeat`` rounds of the mean time of one call, in µs."""
+def time_us(stmt: Any, number: int = 2000, repeat: int = 100) -> float:
+    """The least over ``repeat`` rounds of the mean time of one call, in µs (the least
+    disturbed by other work on the machine)."""
     stmt()
-    return statistics.median(t / number * 1e6 for t in timeit.repeat(stmt, number=number,
+    return min(t / number * 1e6 for t in timeit.repeat(stmt, number=number,
                                                                         repeat=repeat))  # fmt: skip
 
 

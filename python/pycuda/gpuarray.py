@@ -539,6 +539,18 @@ class GPUArray:
         **kwargs: Any,
     ) -> np.ndarray:
         """A host copy (NumPy array, same axis order); into ``ary`` if given."""
+        if (
+            ary is None
+            and self._c_contiguous
+            and len(self.shape) <= 1
+            and not (pagelocked or async_ or kwargs)
+            and stream is None
+        ):
+            # Small results (reductions' 0-d arrays): a new array and one synchronous copy.
+            host = np.empty(self.shape, self.dtype)
+            if self.size:
+                _driver.memcpy_dtoh(host, self.ptr)
+            return host
         async_ = kwargs.pop("async", async_)
         if kwargs:
             raise TypeError(f"get() got unexpected keyword arguments {sorted(kwargs)}")
@@ -1246,6 +1258,16 @@ def _fast_binary(self: GPUArray, op: str, other: Any, reflected: bool) -> GPUArr
 
 
 # }}}
+
+
+def _empty_0d(dtype: np.dtype, allocator: Callable[[int], Any] | None) -> GPUArray:
+    """``GPUArray((), dtype, allocator)`` for a reduction's result, without the general checks."""
+    if allocator is None:
+        allocate = (_FAST_CONTEXTS.get(_context_handle()) or _fast_context()).allocate
+    else:
+        allocate = allocator
+    gpudata = allocate(dtype.itemsize)
+    return GPUArray._fresh((), dtype, (), 1, allocator, gpudata, int(gpudata))
 
 
 def _same_layout(a: GPUArray, b: GPUArray) -> bool:
