@@ -54,13 +54,13 @@ class _Device:
 
 
 class _Allocator:
-    """Addresses 256 bytes apart, as the pool's blocks are aligned."""
+    """Distinct addresses, 256-byte aligned as the pool's blocks are (never reused)."""
 
     def __init__(self) -> None:
         self.next = 1 << 32
 
     def __call__(self, size: int) -> int:
-        self.next += 256
+        self.next += (size + 511) // 256 * 256
         return self.next
 
 
@@ -70,9 +70,8 @@ def install() -> _Allocator:
     compiler.SourceModule = _Module  # type: ignore[misc]
     drv.Context.get_device = staticmethod(lambda: _Device())  # type: ignore[method-assign]
     gpuarray._default_allocator = lambda: allocator
-    noop = SimpleNamespace(
-        memcpy_dtoh=_noop, memcpy_dtoh_async=_noop, memcpy_htod=_noop, memcpy_htod_async=_noop
-    )
+    copies = ("memcpy_dtoh", "memcpy_htod", "memcpy_dtod", "memset_d8")
+    noop = SimpleNamespace(**{n + s: _noop for n in copies for s in ("", "_async")})
     gpuarray._driver = noop
     for name in ("_default_pool", "_kernel"):
         getattr(gpuarray, name).clear_cache()

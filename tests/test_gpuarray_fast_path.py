@@ -122,6 +122,46 @@ def test_scalar_operators_launch_what_the_general_path_launches(recorder, dtype)
                 assert fast == slow, (op, dtype, value, reflected)
 
 
+UNARY = ["negative", "positive", "absolute", "invert", "conj", "logical_not", "sqrt", "exp",
+         "fabs", "floor", "cast"]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_unary_operations_launch_what_the_general_path_launches(recorder, dtype):
+    stream = object()  # a stream takes the general path (recorded alike)
+    for shape in [(), (1,), (7,), (3, 4)]:
+        a = GPUArray(shape, dtype)
+        for op in UNARY:
+            for out in map(np.dtype, DTYPES):
+                fast = _outcome(recorder, partial(gpuarray._fast_unary, a, op, out))
+                slow = _outcome(recorder, partial(a._unary, op, out, None, stream))
+                if isinstance(slow[0], type) and issubclass(slow[0], Exception):
+                    assert fast is None or fast[0] is slow[0], (op, dtype, out)
+                    continue
+                assert fast == slow, (op, dtype, out, shape)
+    a = GPUArray((5, 2), dtype)
+    for out in map(np.dtype, DTYPES):
+        assert _outcome(recorder, partial(a.astype, out)) == _outcome(
+            recorder, partial(a.astype, out, stream)
+        )
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_fill_launches_what_the_general_path_launches(recorder, dtype):
+    stream = object()
+    for shape in [(), (9,), (3, 4)]:
+        a = GPUArray(shape, dtype)
+        for value in [1, -1, 2.5, True, 300, 1e40, -0.0]:
+            recorder.calls.clear()
+            fast = _outcome(recorder, partial(a.fill, value))
+            slow = _outcome(recorder, partial(a.fill, value, stream))
+            if isinstance(slow[0], type) and issubclass(slow[0], Exception):
+                assert fast[0] is slow[0], (dtype, value)
+            else:
+                assert fast == slow, (dtype, value)
+                assert len(recorder.calls) == 2  # each filled with one launch
+
+
 def test_operators_take_the_fast_path_only_where_it_applies(recorder):
     a, b = GPUArray((4, 6), np.float32), GPUArray((4, 6), np.float32)
     fast = gpuarray._fast_binary

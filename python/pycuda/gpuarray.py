@@ -602,6 +602,10 @@ class GPUArray:
     def astype(self, dtype: Any, stream: Any = None) -> GPUArray:
         """A new array of ``dtype`` (NumPy's casts; complex to real keeps the real part)."""
         dtype = np.dtype(dtype)
+        if stream is None:
+            result = _fast_unary(self, "cast", dtype)
+            if result is not None:
+                return result
         result = self._new_like_self(dtype)
         _elementwise(result, [self], unary_expression("cast", self.dtype, dtype), stream)
         return result
@@ -613,6 +617,8 @@ class GPUArray:
                 _driver.memset_d8(self.ptr, 0, self.nbytes)
             else:
                 _driver.memset_d8_async(self.ptr, 0, self.nbytes, stream)
+            return self
+        if stream is None and _fast_fill(self, value):
             return self
         expr = unary_expression("cast", self.dtype, self.dtype)
         _elementwise(self, [(value, self.dtype)], expr, stream)
@@ -791,6 +797,10 @@ class GPUArray:
     def _unary(
         self, op: str, dtype: np.dtype, out: GPUArray | None = None, stream: Any = None
     ) -> GPUArray:
+        if out is None and stream is None:
+            result = _fast_unary(self, op, dtype)
+            if result is not None:
+                return result
         if out is None:
             out = self._new_like_self(dtype)
         else:
@@ -1255,6 +1265,62 @@ def _fast_binary(self: GPUArray, op: str, other: Any, reflected: bool) -> GPUArr
     else:
         strides = new_array_strides(shape, entry.itemsize) if shape else ()
     return GPUArray._fresh(shape, entry.result, strides, n, allocator, gpudata, ptr)
+
+
+def _fast_unary(self: GPUArray, op: str, dtype: np.dtype) -> GPUArray | None:
+    """``op(self)`` of ``dtype`` into a new array when ``self`` is C-contiguous (cumath's
+    functions, ``-a``, ``abs(a)``, ``astype``...); None where the general path must decide."""
+    n = self.size
+    if not n or not (self._c_contiguous or (self._c_contiguous is None and self._c)):
+        return None
+    entry = _FAST_OPS.get((op, self.dtype, dtype))
+    if entry is None:
+        try:
+            expr = unary_expression(op, self.dtype, dtype)
+        except (TypeError, ValueError, KeyError):
+            return None  # the general path raises it, with its own message
+        entry = _FAST_OPS[(op, self.dtype, dtype)] = _FastOp(dtype, (Operand(self.dtype),), expr)
+    state = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
+    allocator = self.allocator
+    gpudata = (allocator or state.allocate)(n * entry.itemsize)
+    ptr = int(gpudata)
+    src = self.ptr
+    width = entry.wide if not (src | ptr) & 15 else _unaligned_width(entry, ptr, self, None)
+    launch = state.kernels.get((entry, n, width)) or _fast_launch(state, entry, n, width)
+    launch[0](launch[1], launch[2], ptr, src, n)
+    shape = self.shape
+    if len(shape) == 1:
+        strides = entry.strides1
+    else:
+        strides = new_array_strides(shape, entry.itemsize) if shape else ()
+    return GPUArray._fresh(shape, dtype, strides, n, allocator, gpudata, ptr)
+
+
+_FILL_TYPES = (bool, int, float)  # converted without a ComplexWarning, so without its filter
+
+
+def _fast_fill(self: GPUArray, value: Any) -> bool:
+    """``self.fill(value)`` for a C-contiguous array and a Python number; False where the
+    general path must do it."""
+    n = self.size
+    kind = type(value)
+    if not n or kind not in _FILL_TYPES or self.dtype.kind not in "biufc":
+        return False
+    if not (self._c_contiguous or (self._c_contiguous is None and self._c)):
+        return False
+    entry = _FAST_OPS.get(("fill", self.dtype))
+    if entry is None:
+        dtype = self.dtype
+        expr = unary_expression("cast", dtype, dtype)
+        entry = _FAST_OPS[("fill", dtype)] = _FastOp(dtype, (Operand(dtype, True),), expr)
+        entry.convert = _half_scalar if dtype == np.float16 else compute_dtype(dtype).type
+    value = entry.convert(value)
+    state = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
+    ptr = self.ptr
+    width = entry.wide if not ptr & 15 else _unaligned_width(entry, ptr, self, None)
+    launch = state.kernels.get((entry, n, width)) or _fast_launch(state, entry, n, width)
+    launch[0](launch[1], launch[2], ptr, value, n)
+    return True
 
 
 # }}}
