@@ -1,4 +1,4 @@
-"""benchmarks/host_overhead.py: the Python (host) cost of ``a+b`` and ``sum(a).get()``, on a CPU.
+"""benchmarks/host_overhead.py: the Python (host) cost of ``a+b``, ``sum(a).get()``, ..., on a CPU.
 
 Runs without a GPU: the kernel launch, the device allocation and the copies are replaced by
 no-ops (a Python function each, ~0.05 µs), so what is timed is the work our Python code does
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import compiler, gpuarray, reduction
+from pycuda import compiler, cumath, gpuarray, reduction
 from pycuda import driver as drv
 
 
@@ -90,9 +90,14 @@ def time_us(stmt: Any, number: int = 2000, repeat: int = 100) -> float:
 def cases(allocator: _Allocator) -> dict[str, Any]:
     a = gpuarray.GPUArray((1000,), np.float32)
     b = gpuarray.GPUArray((1000,), np.float32)
+    x, y = a[::2], b[::2]
     return {
         "a+b, 1000 float32": lambda: a + b,
         "a*2.0, 1000 float32": lambda: a * 2.0,
+        "-a, 1000 float32": lambda: -a,
+        "cumath.sqrt(a), 1000 float32": lambda: cumath.sqrt(a),
+        "a.fill(2.0), 1000 float32": lambda: a.fill(2.0),
+        "x+y, x=a[::2] (strided)": lambda: x + y,
         "GPUArray((1000,), float32)": lambda: gpuarray.GPUArray((1000,), np.float32),
         "sum(a), 1000 float32": lambda: gpuarray.sum(a, allocator=allocator),
         "sum(a).get(), 1000 float32": lambda: gpuarray.sum(a, allocator=allocator).get(),

@@ -524,13 +524,13 @@ class ReductionKernel:
         for f, (per_block, _) in self._limits.items():
             self._limits[f] = (per_block, self._max_blocks[f])
         self._block = (plan.block, 1, 1)
-        # The one-array kernels (sum, max, any, ...): its dtype and the alignment of 16-byte
-        # loads (None without them), for _single_array's shortcut.
+        # The one-array kernels (sum, max, any, ...): its dtype and the alignment that 16-byte
+        # loads need (None without them), for _single_array's shortcut.
         self._single = None
         if len(self.arguments) == 1 and isinstance(self.arguments[0], VectorArg):
             spec = self.arguments[0]
             vec_args = plan.vector_args or {}
-            align = plan.vec * vec_args[spec.name] if spec.name in vec_args else None
+            align = plan.vec * vec_args[spec.name] if spec.name in vec_args else 1
             self._single = (spec.dtype, align if self.stage1_vec_func is not None else None)
 
     def _single_array(self, a: Any) -> tuple[list[Any], Any, int, bool] | None:
