@@ -180,6 +180,12 @@ def _launch(func: Any, n: int, items: int, args: list[Any], stream: Any) -> None
         func.prepared_async_call(grid, block, stream, *args)
 
 
+@functools.lru_cache(maxsize=1024)
+def _layout(shape: tuple[int, ...], strides: tuple[Any, ...], itemsizes: tuple[int, ...]) -> Any:
+    """kernel_layout, remembered: a program's strided operations repeat a few layouts."""
+    return kernel_layout(shape, strides, itemsizes)
+
+
 def _elementwise(out: GPUArray, inputs: Sequence[Any], expr: str, stream: Any = None) -> None:
     """``out[...] = expr(inputs)`` element by element; inputs are GPUArrays (broadcast to
     ``out.shape``) or ``(value, dtype)`` scalars."""
@@ -198,7 +204,7 @@ def _elementwise(out: GPUArray, inputs: Sequence[Any], expr: str, stream: Any = 
             ptrs.append(item.ptr)
         else:
             operands.append(Operand(np.dtype(item[1]), True))
-    layout = kernel_layout(out.shape, strides, itemsizes)
+    layout = _layout(out.shape, tuple(strides), tuple(itemsizes))
     addresses = [p + o for p, o in zip(ptrs, layout.offsets, strict=True)]
     args: list[Any] = [addresses[0]]
     k = 1
