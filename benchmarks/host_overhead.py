@@ -21,6 +21,7 @@ import numpy as np
 
 from pycuda import compiler, cumath, gpuarray, reduction
 from pycuda import driver as drv
+from pycuda.elementwise import ElementwiseKernel
 
 
 def _noop(*args: Any) -> None:
@@ -91,6 +92,11 @@ def cases(allocator: _Allocator) -> dict[str, Any]:
     a = gpuarray.GPUArray((1000,), np.float32)
     b = gpuarray.GPUArray((1000,), np.float32)
     x, y = a[::2], b[::2]
+    z = gpuarray.GPUArray((1000,), np.float32)
+    lin_comb = ElementwiseKernel(
+        "float a, float *x, float b, float *y, float *z", "z[i] = a*x[i] + b*y[i]", "lin_comb"
+    )
+    two, three = np.float32(2), np.float32(3)
     return {
         "a+b, 1000 float32": lambda: a + b,
         "a*2.0, 1000 float32": lambda: a * 2.0,
@@ -98,6 +104,7 @@ def cases(allocator: _Allocator) -> dict[str, Any]:
         "cumath.sqrt(a), 1000 float32": lambda: cumath.sqrt(a),
         "a.fill(2.0), 1000 float32": lambda: a.fill(2.0),
         "x+y, x=a[::2] (strided)": lambda: x + y,
+        "ElementwiseKernel z=a*x+b*y": lambda: lin_comb(two, a, three, b, z),
         "GPUArray((1000,), float32)": lambda: gpuarray.GPUArray((1000,), np.float32),
         "sum(a), 1000 float32": lambda: gpuarray.sum(a, allocator=allocator),
         "sum(a).get(), 1000 float32": lambda: gpuarray.sum(a, allocator=allocator).get(),

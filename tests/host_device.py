@@ -270,4 +270,5 @@ def install_elementwise(monkeypatch: Any, device: HostDevice) -> None:
     context = SimpleNamespace(get_current=lambda: "host")
     monkeypatch.setattr(elementwise, "_module", module)
     monkeypatch.setattr(elementwise, "drv", SimpleNamespace(Context=context))
+    monkeypatch.setattr(elementwise, "_context_key", context.get_current)
     monkeypatch.setattr(elementwise, "launch_config", lambda n, items=1: _Config(device))
