@@ -346,7 +346,11 @@ class GPUArray:
             self.size = size_of(self.shape)
         self.allocator = allocator
         if gpudata is None and self.size and self._c_contiguous:
-            gpudata = (allocator or _default_allocator())(self.size * itemsize)
+            if allocator:
+                gpudata = allocator(self.size * itemsize)
+            else:  # the context's pool, as _default_allocator() gives it, looked up faster
+                pool = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
+                gpudata = pool.allocate(self.size * itemsize)
         elif gpudata is None and self.size:
             low, high = span_bytes(self.shape, self.strides, itemsize)
             if low < 0:
@@ -1334,11 +1338,11 @@ def _fast_fill(self: GPUArray, value: Any) -> bool:
 
 def _empty_0d(dtype: np.dtype, allocator: Callable[[int], Any] | None) -> GPUArray:
     """``GPUArray((), dtype, allocator)`` for a reduction's result, without the general checks."""
-    if allocator is None:
-        allocate = (_FAST_CONTEXTS.get(_context_handle()) or _fast_context()).allocate
+    if allocator:
+        gpudata = allocator(dtype.itemsize)
     else:
-        allocate = allocator
-    gpudata = allocate(dtype.itemsize)
+        pool = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
+        gpudata = pool.allocate(dtype.itemsize)
     return GPUArray._fresh((), dtype, (), 1, allocator, gpudata, int(gpudata))
 
 
