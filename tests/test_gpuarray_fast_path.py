@@ -328,8 +328,9 @@ def test_small_get_matches_the_general_get(device):
         assert lean.shape == general.shape == host.shape and lean.dtype == host.dtype
         assert lean.strides == general.strides and lean.flags.c_contiguous
         np.testing.assert_array_equal(lean, host)
-    empty = gpuarray.to_gpu(np.zeros(0, np.float32)).get()
-    assert empty.shape == (0,) and empty.dtype == np.float32
+    empty = gpuarray.to_gpu(np.zeros(0, np.float32))
+    lean, general = empty.get(), empty.get(pagelocked=True)  # nothing is allocated for 0 bytes
+    assert (lean.shape, lean.dtype, lean.strides) == ((0,), np.float32, general.strides)
 
 
 # }}}

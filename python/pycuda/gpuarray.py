@@ -553,13 +553,13 @@ class GPUArray:
             ary is None
             and self._c_contiguous
             and len(self.shape) <= 1
+            and self.size
             and not (pagelocked or async_ or kwargs)
             and stream is None
         ):
             # Small results (reductions' 0-d arrays): a new array and one synchronous copy.
             host = np.empty(self.shape, self.dtype)
-            if self.size:
-                _driver.memcpy_dtoh(host, self.ptr)
+            _driver.memcpy_dtoh(host, self.ptr)
             return host
         async_ = kwargs.pop("async", async_)
         if kwargs:
