@@ -122,6 +122,44 @@ def test_scalar_operators_launch_what_the_general_path_launches(recorder, dtype)
                 assert fast == slow, (op, dtype, value, reflected)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_in_place_operators_launch_what_the_general_path_launches(recorder, dtype):
+    a = GPUArray((5, 3), dtype)
+    others = [GPUArray((5, 3), d) for d in DTYPES] + SCALARS + [a]
+    for other in others:
+        for op in BINARY_OPS:
+            run_fast = partial(gpuarray._fast_inplace, a, op, other)
+            slow = _outcome(recorder, partial(a._binary_general, op, other, out=a))
+            try:
+                fast_result = _strict(run_fast)
+            except Exception as exc:
+                fast_result = exc
+            if isinstance(slow[0], type) and issubclass(slow[0], Exception):
+                assert fast_result is None or type(fast_result) is slow[0], (op, other)
+                continue
+            if fast_result is None:
+                assert type(other) is int, (op, dtype, other)  # an int whose value decides
+                continue
+            assert fast_result is a
+            assert _outcome(recorder, run_fast) == slow, (op, dtype, other)
+
+
+def test_in_place_operators_take_the_fast_path_only_where_it_applies(recorder):
+    a = GPUArray((12,), np.float32)
+    fast = gpuarray._fast_inplace
+    assert fast(a, "add", a) is a and fast(a, "add", 2) is a
+    assert fast(a[:6], "add", a[6:]) is not None  # neighbours, not overlapping
+    assert fast(a[:6], "add", a[3:9]) is None  # overlapping: the general path copies first
+    assert fast(a, "add", GPUArray((1,), np.float32)) is None  # broadcasting
+    assert fast(GPUArray((3,), np.int32), "add", 1.5) is None  # same_kind: the general raises
+    with pytest.raises(TypeError, match="same_kind"):
+        i = GPUArray((3,), np.int32)
+        i += 1.5
+    b = a
+    b += 1
+    assert b is a and recorder.calls[-1][7][:3] == (a.ptr, a.ptr, np.float32(1))
+
+
 UNARY = ["negative", "positive", "absolute", "invert", "conj", "logical_not", "sqrt", "exp",
          "fabs", "floor", "cast"]  # fmt: skip
 
@@ -316,6 +354,10 @@ def test_fast_and_general_paths_agree(device, dtype, other, op):
             assert fast is not None
             slow = a._binary_general(op, b, reflected)
             assert (fast.dtype, fast.shape, fast.strides) == (slow.dtype, slow.shape, slow.strides)
+            np.testing.assert_array_equal(fast.get(), slow.get())
+        fast, slow = a.copy(), a.copy()
+        if gpuarray._fast_inplace(fast, op, b) is not None:  # where the result casts back
+            slow._binary_general(op, b, out=slow)
             np.testing.assert_array_equal(fast.get(), slow.get())
 
 

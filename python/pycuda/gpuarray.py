@@ -898,7 +898,8 @@ class GPUArray:
         return self._binary_general("add", other, True) if out is None else out
 
     def __iadd__(self, other: Any) -> GPUArray:
-        return self._binary("add", other, out=self)
+        out = _fast_inplace(self, "add", other)
+        return self._binary("add", other, out=self) if out is None else out
 
     def __sub__(self, other: Any) -> GPUArray:
         out = _fast_binary(self, "subtract", other, False)
@@ -909,7 +910,8 @@ class GPUArray:
         return self._binary_general("subtract", other, True) if out is None else out
 
     def __isub__(self, other: Any) -> GPUArray:
-        return self._binary("subtract", other, out=self)
+        out = _fast_inplace(self, "subtract", other)
+        return self._binary("subtract", other, out=self) if out is None else out
 
     def __mul__(self, other: Any) -> GPUArray:
         out = _fast_binary(self, "multiply", other, False)
@@ -920,7 +922,8 @@ class GPUArray:
         return self._binary_general("multiply", other, True) if out is None else out
 
     def __imul__(self, other: Any) -> GPUArray:
-        return self._binary("multiply", other, out=self)
+        out = _fast_inplace(self, "multiply", other)
+        return self._binary("multiply", other, out=self) if out is None else out
 
     def __truediv__(self, other: Any) -> GPUArray:
         out = _fast_binary(self, "true_divide", other, False)
@@ -931,7 +934,8 @@ class GPUArray:
         return self._binary_general("true_divide", other, True) if out is None else out
 
     def __itruediv__(self, other: Any) -> GPUArray:
-        return self._binary("true_divide", other, out=self)
+        out = _fast_inplace(self, "true_divide", other)
+        return self._binary("true_divide", other, out=self) if out is None else out
 
     __div__, __rdiv__, __idiv__ = __truediv__, __rtruediv__, __itruediv__
 
@@ -944,7 +948,8 @@ class GPUArray:
         return self._binary_general("floor_divide", other, True) if out is None else out
 
     def __ifloordiv__(self, other: Any) -> GPUArray:
-        return self._binary("floor_divide", other, out=self)
+        out = _fast_inplace(self, "floor_divide", other)
+        return self._binary("floor_divide", other, out=self) if out is None else out
 
     def __mod__(self, other: Any) -> GPUArray:
         out = _fast_binary(self, "remainder", other, False)
@@ -955,7 +960,8 @@ class GPUArray:
         return self._binary_general("remainder", other, True) if out is None else out
 
     def __imod__(self, other: Any) -> GPUArray:
-        return self._binary("remainder", other, out=self)
+        out = _fast_inplace(self, "remainder", other)
+        return self._binary("remainder", other, out=self) if out is None else out
 
     def __pow__(self, other: Any) -> GPUArray:
         out = _fast_binary(self, "power", other, False)
@@ -966,7 +972,8 @@ class GPUArray:
         return self._binary_general("power", other, True) if out is None else out
 
     def __ipow__(self, other: Any) -> GPUArray:
-        return self._binary("power", other, out=self)
+        out = _fast_inplace(self, "power", other)
+        return self._binary("power", other, out=self) if out is None else out
 
     def __and__(self, other: Any) -> GPUArray:
         out = _fast_binary(self, "bitwise_and", other, False)
@@ -977,7 +984,8 @@ class GPUArray:
         return self._binary_general("bitwise_and", other, True) if out is None else out
 
     def __iand__(self, other: Any) -> GPUArray:
-        return self._binary("bitwise_and", other, out=self)
+        out = _fast_inplace(self, "bitwise_and", other)
+        return self._binary("bitwise_and", other, out=self) if out is None else out
 
     def __or__(self, other: Any) -> GPUArray:
         out = _fast_binary(self, "bitwise_or", other, False)
@@ -988,7 +996,8 @@ class GPUArray:
         return self._binary_general("bitwise_or", other, True) if out is None else out
 
     def __ior__(self, other: Any) -> GPUArray:
-        return self._binary("bitwise_or", other, out=self)
+        out = _fast_inplace(self, "bitwise_or", other)
+        return self._binary("bitwise_or", other, out=self) if out is None else out
 
     def __xor__(self, other: Any) -> GPUArray:
         out = _fast_binary(self, "bitwise_xor", other, False)
@@ -999,7 +1008,8 @@ class GPUArray:
         return self._binary_general("bitwise_xor", other, True) if out is None else out
 
     def __ixor__(self, other: Any) -> GPUArray:
-        return self._binary("bitwise_xor", other, out=self)
+        out = _fast_inplace(self, "bitwise_xor", other)
+        return self._binary("bitwise_xor", other, out=self) if out is None else out
 
     def __lshift__(self, other: Any) -> GPUArray:
         out = _fast_binary(self, "left_shift", other, False)
@@ -1010,7 +1020,8 @@ class GPUArray:
         return self._binary_general("left_shift", other, True) if out is None else out
 
     def __ilshift__(self, other: Any) -> GPUArray:
-        return self._binary("left_shift", other, out=self)
+        out = _fast_inplace(self, "left_shift", other)
+        return self._binary("left_shift", other, out=self) if out is None else out
 
     def __rshift__(self, other: Any) -> GPUArray:
         out = _fast_binary(self, "right_shift", other, False)
@@ -1021,7 +1032,8 @@ class GPUArray:
         return self._binary_general("right_shift", other, True) if out is None else out
 
     def __irshift__(self, other: Any) -> GPUArray:
-        return self._binary("right_shift", other, out=self)
+        out = _fast_inplace(self, "right_shift", other)
+        return self._binary("right_shift", other, out=self) if out is None else out
 
     def __eq__(self, other: Any) -> GPUArray:  # type: ignore[override]
         out = _fast_binary(self, "equal", other, False)
@@ -1275,6 +1287,75 @@ def _fast_binary(self: GPUArray, op: str, other: Any, reflected: bool) -> GPUArr
     else:
         strides = new_array_strides(shape, entry.itemsize) if shape else ()
     return GPUArray._fresh(shape, entry.result, strides, n, allocator, gpudata, ptr)
+
+
+def _fast_inplace_op(op: str, dtype: np.dtype, other: Any, kind: Any) -> _FastOp:
+    """The entry for ``array op= other``: computed as ``array op other``, stored as ``dtype``
+    (``other``: a dtype, or a sample scalar of type ``kind``)."""
+    operand, result = binary_op_dtypes(op, dtype, other)
+    if not np.can_cast(result, dtype, "same_kind"):
+        raise TypeError(f"{result} does not cast to {dtype}")  # the general path says it
+    scalar = kind is not GPUArray
+    rhs = operand if scalar else other
+    expr = binary_expression(op, dtype, rhs, operand, dtype)
+    entry = _FastOp(dtype, (Operand(dtype), Operand(rhs, scalar)), expr)
+    if scalar:
+        if operand == np.float16:
+            entry.convert = _half_scalar
+        elif compute_dtype(operand) == operand:
+            entry.convert = operand.type
+        else:
+            entry.convert = functools.partial(_scalar_value, dtype=operand)
+        if kind is int and dtype.kind in "biu":
+            info = np.iinfo(np.int64 if dtype.kind == "b" else dtype)
+            entry.lo, entry.hi = (0 if op == "power" else info.min), info.max
+    _FAST_OPS[("inplace", op, dtype, rhs if not scalar else kind)] = entry
+    return entry
+
+
+def _fast_inplace(self: GPUArray, op: str, other: Any) -> GPUArray | None:
+    """``self op= other`` when ``self`` is C-contiguous and ``other`` a scalar or a C-contiguous
+    array of the same shape that is ``self`` or does not overlap it; None where the general
+    path must decide."""
+    n = self.size
+    if not n or not (self._c_contiguous or (self._c_contiguous is None and self._c)):
+        return None
+    kind = type(other)
+    ptr = self.ptr
+    if kind is GPUArray:
+        if other.shape != self.shape or not (
+            other._c_contiguous or (other._c_contiguous is None and other._c)
+        ):
+            return None
+        second = other.ptr
+        if second == ptr:
+            if other.strides != self.strides:
+                return None  # the same memory seen otherwise: the general path copies it
+        elif second < ptr + n * self.dtype.itemsize and ptr < second + n * other.dtype.itemsize:
+            return None  # overlapping: the general path copies it first
+        key: Any = other.dtype
+        aligned = ptr | second
+    elif kind in _FAST_SCALAR_TYPES:
+        key = kind
+        aligned = ptr
+    else:
+        return None
+    entry = _FAST_OPS.get(("inplace", op, self.dtype, key))
+    if entry is None:
+        try:
+            sample = other.dtype if kind is GPUArray else kind(1)
+            entry = _fast_inplace_op(op, self.dtype, sample, kind)
+        except (TypeError, ValueError, OverflowError, KeyError):
+            return None  # the general path raises it, with its own message
+    if kind is not GPUArray:
+        if kind is int and not entry.lo <= other <= entry.hi:
+            return None  # the rules depend on this int's value
+        second = entry.convert(other)
+    state = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
+    width = entry.wide if not aligned & 15 else _unaligned_width(entry, ptr, self, other)
+    launch = state.kernels.get((entry, n, width)) or _fast_launch(state, entry, n, width)
+    launch[0](launch[1], launch[2], ptr, ptr, second, n)
+    return self
 
 
 def _fast_unary(self: GPUArray, op: str, dtype: np.dtype) -> GPUArray | None:
