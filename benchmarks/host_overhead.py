@@ -100,6 +100,7 @@ def cases(allocator: _Allocator) -> dict[str, Any]:
     return {
         "a+b, 1000 float32": lambda: a + b,
         "a*2.0, 1000 float32": lambda: a * 2.0,
+        "a += b, 1000 float32": lambda: a.__iadd__(b),
         "-a, 1000 float32": lambda: -a,
         "cumath.sqrt(a), 1000 float32": lambda: cumath.sqrt(a),
         "a.fill(2.0), 1000 float32": lambda: a.fill(2.0),

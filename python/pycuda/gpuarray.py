@@ -146,6 +146,11 @@ def _default_allocator() -> Callable[[int], Any]:
     return _default_pool().allocate
 
 
+# _default_allocator, _kernel and launch_config are the hooks that tests replace (see
+# tests/host_device.py); the fast paths keep what they return in _FAST_CONTEXTS (below), which
+# a test that replaces them must reset too.
+
+
 @context_dependent_memoize
 def _kernel(kind: str, out_dtype: np.dtype, operands: tuple[Operand, ...], expr: str, p: int):
     from pycuda.compiler import SourceModule
