@@ -32,6 +32,11 @@ std::optional<ContextRef> current_or_none() {
 } // namespace
 
 void bind_context(nb::module_& m) {
+    m.def(
+        "_current_context_handle",
+        []() { return reinterpret_cast<std::uintptr_t>(Context::current_handle()); },
+        "The handle of the current context as an int (0 if none): one cuCtxGetCurrent, for "
+        "per-context caches on hot paths.");
     nb::class_<ContextRef>(m, "Context",
                            "A CUDA context. Made by Device.make_context() (pushed) or "
                            "Device.retain_primary_context() (not pushed).\n\n"

@@ -86,6 +86,15 @@ std::shared_ptr<Context> Context::current() {
     return adopt(handle, Device(dev), Ownership::Borrowed);
 }
 
+CUcontext Context::current_handle() noexcept {
+    if (!driver_loadable())
+        return nullptr;
+    CUcontext handle = nullptr;
+    if (driver().cuCtxGetCurrent(&handle) != CUDA_SUCCESS)
+        return nullptr;
+    return handle;
+}
+
 std::shared_ptr<Context> Context::require_current(const char* what) {
     auto ctx = current();
     if (!ctx)

@@ -26,6 +26,9 @@ public:
     /// The context current in this thread, or null. Contexts made elsewhere (CuPy, PyTorch)
     /// are wrapped: a primary context is retained, any other is borrowed.
     static std::shared_ptr<Context> current();
+    /// The handle of the context current in this thread, or null (also without a driver, or
+    /// before cuInit): only cuCtxGetCurrent, for caches keyed by context on hot paths.
+    static CUcontext current_handle() noexcept;
     /// As current(), but a missing context is CudaError(INVALID_CONTEXT) naming `what`.
     static std::shared_ptr<Context> require_current(const char* what);
     /// cuCtxPopCurrent; returns the popped context (null if the stack was empty).

@@ -232,6 +232,8 @@ def install(monkeypatch: Any) -> HostDevice:
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: device.allocate)
     monkeypatch.setattr(gpuarray, "_driver", device.driver_namespace())
     monkeypatch.setattr(gpuarray, "launch_config", lambda n, items=1: _Config(device))
+    # The fast paths' per-context state (allocator, kernels, launches) is made from the above.
+    monkeypatch.setattr(gpuarray, "_FAST_CONTEXTS", {})
     return device
 
 
@@ -268,4 +270,5 @@ def install_elementwise(monkeypatch: Any, device: HostDevice) -> None:
     context = SimpleNamespace(get_current=lambda: "host")
     monkeypatch.setattr(elementwise, "_module", module)
     monkeypatch.setattr(elementwise, "drv", SimpleNamespace(Context=context))
+    monkeypatch.setattr(elementwise, "_context_key", context.get_current)
     monkeypatch.setattr(elementwise, "launch_config", lambda n, items=1: _Config(device))

@@ -112,6 +112,28 @@ def test_non_contiguous_arrays_are_refused_before_launch():
         kernel._invocation_args((good,))
 
 
+def test_known_contiguous_vectors_take_the_shortcut_with_the_same_result():
+    kernel = elementwise.ElementwiseKernel("float a, float *x, float *z", "z[i] = a*x[i]")
+    for n in (1, 5):
+        x = GPUArray((n,), np.float32, gpudata=1 << 20, strides=(4,))  # contiguity unknown
+        z = GPUArray((n,), np.float32, gpudata=1 << 21)  # known: the shortcut
+        assert x._c_contiguous is None and z._c_contiguous is True
+        general = kernel._invocation_args((np.float32(2), x, x))
+        assert x._c  # worked out now: the shortcut from here on
+        assert (
+            kernel._invocation_args((np.float32(2), x, z))
+            == ([np.float32(2), 1 << 20, 1 << 21], n)
+            == (general[0][:2] + [1 << 21], general[1])
+        )
+    column = _fake((4, 1), (4, 4))  # 2-D: the general check of C and F order
+    fortran = _fake((4, 4), (4, 16))
+    with pytest.raises(ValueError, match="cannot be mixed"):
+        elementwise.ElementwiseKernel("float *x, float *z", "z[i] = x[i]")._invocation_args(
+            (fortran, GPUArray((4, 4), np.float32, gpudata=1 << 20))
+        )
+    assert kernel._invocation_args((1, column, column))[1] == 4
+
+
 # {{{ on the GPU, and on the host stand-in (tests/host_device.py) where no GPU is
 
 

@@ -208,6 +208,7 @@ def recorder(monkeypatch):
     monkeypatch.setattr(gpuarray, "_kernel", rec.kernel)
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: rec.allocate)
     monkeypatch.setattr(gpuarray, "launch_config", lambda n, items=1: _Config())
+    monkeypatch.setattr(gpuarray, "_FAST_CONTEXTS", {})
     return rec
 
 

@@ -234,6 +234,106 @@ def test_bad_arguments_are_clear(nvrtc_modules):
 
 # }}}
 
+# {{{ CPU: the one-array shortcut launches what the general path launches
+
+
+class _LaunchLog:
+    """SourceModule's functions replaced by ones that record their prepared calls."""
+
+    def __init__(self):
+        self.calls = []
+
+    def module(self, source, options=None, keep=False, no_extern_c=False, **kw):
+        log = self
+
+        class Function:
+            def __init__(self, name):
+                self.name = name
+
+            def prepare(self, fmt):
+                self.format = fmt
+
+            def prepared_call(self, grid, block, *args):
+                log.calls.append((self.name, grid, block, args))
+
+        class Module:
+            def get_function(self, name):
+                return Function(name)
+
+        return Module()
+
+
+@pytest.fixture
+def launch_log(monkeypatch):
+    from pycuda import compiler, driver, gpuarray
+
+    log = _LaunchLog()
+    monkeypatch.setattr(compiler, "SourceModule", log.module)
+    monkeypatch.setattr(driver.Context, "get_device", staticmethod(lambda: _FakeDevice()))
+    monkeypatch.setattr(gpuarray, "_FAST_CONTEXTS", {})
+    return log
+
+
+def _pool():
+    state = {"next": 1 << 20}
+
+    def allocate(size):
+        ptr = state["next"]
+        state["next"] += (size + 255) // 256 * 256 + 256
+        return ptr
+
+    return allocate
+
+
+def _without_output(calls):
+    """The launches without the addresses of new memory (the result's and the partials')."""
+    if len(calls) == 2:  # stage 2 reads what stage 1 wrote
+        assert calls[1][3][1] == calls[0][3][0]
+        return [calls[0][:3] + (calls[0][3][1:],), calls[1][:3] + (calls[1][3][2:],)]
+    return [(name, grid, block, args[1:]) for name, grid, block, args in calls]
+
+
+@pytest.mark.parametrize("n", [1, 1000, 4097, 10**7])
+def test_one_array_shortcut_launches_what_the_general_path_launches(launch_log, n):
+    from pycuda.gpuarray import GPUArray
+
+    allocate = _pool()
+    k = R.ReductionKernel(np.float32, "0", "a+b", arguments="const float *in")
+    for offset in (0, 1, 4):
+        base = GPUArray((n + offset,), np.float32, allocator=allocate)
+        a = base[offset:]
+        assert a._c  # worked out (and cached): the shortcut then applies
+        general = GPUArray((n,), np.float32, allocate, gpudata=a.gpudata, strides=(4,))
+        assert general._c_contiguous is None and k._single_array(general) is None
+        assert k._single_array(a) == k._launch_args((a,))
+        launch_log.calls.clear()
+        out = k(a)
+        fast_calls = _without_output(launch_log.calls)
+        assert launch_log.calls[-1][3][0] == out.ptr and out.shape == () and out._c
+        assert out.dtype == np.float32 and out.allocator is allocate
+        launch_log.calls.clear()
+        k(general)
+        assert fast_calls == _without_output(launch_log.calls)
+        stages = [call[0] for call in fast_calls]
+        # one launch where one block's worth of work (with 16-byte loads where aligned)
+        assert len(stages) == (1 if n <= 256 * (16 if offset % 4 == 0 else 8) else 2)
+
+
+def test_one_array_shortcut_leaves_the_checks_to_the_general_path(launch_log):
+    from pycuda.gpuarray import GPUArray
+
+    k = R.ReductionKernel(np.float32, "0", "a+b", arguments="const float *in")
+    a = GPUArray((10, 10), np.float32, allocator=_pool())
+    assert k._single_array(a[:, ::2]) is None and k._single_array(_HostArray(3)) is None
+    assert k._single_array(GPUArray((3,), np.float64, allocator=_pool())) is None
+    with pytest.raises(ValueError, match="not contiguous"):
+        k(a[:, ::2])
+    with pytest.raises(TypeError, match="dtype float64"):
+        k(GPUArray((3,), np.float64, allocator=_pool()))
+    two = R.ReductionKernel(np.float32, "0", "a+b", "x[i]*y[i]", "const float *x, const float *y")
+    assert two._single is None
+
+
 # {{{ GPU: against NumPy
 
 SIZES = [0, 1, 2, 31, 1000, 2**20 + 3, 2**26]

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import _driver
 from pycuda import driver as drv
 from pycuda._launch_config import LaunchConfig, grid_stride_config
 from pycuda.tools import (
@@ -55,6 +56,9 @@ __all__ = [
 ]
 
 _THREADS_PER_BLOCK = 256
+_MAX_LAUNCHES = 256  # launch configurations a kernel remembers (then forgets, and makes again)
+# The current context as a cache key: its handle (one cuCtxGetCurrent, no Context object).
+_context_key = _driver._current_context_handle
 
 
 # {{{ launch configuration
@@ -361,15 +365,17 @@ class ElementwiseKernel:
         self.gen_kwargs = kwargs
         self._kernels: dict[Any, Any] = {}
         self._items: int | None = None  # elements per thread and trip of the plain kernel
+        self._launches: dict[tuple[Any, int, int], tuple[Any, Any]] = {}  # (context, n, items)
 
-    def _compiled(self, use_range: bool) -> tuple[Any, Any]:
-        """(module, prepared function) for this context: compiled on first use, then cached."""
+    def _compiled(self, use_range: bool) -> tuple[Any, ...]:
+        """(module, prepared function, context) for this context: compiled on first use, then
+        cached."""
         if not use_range and self._items is None:
             self._items = _unroll_for(
                 self.arguments, self.operation, self.gen_kwargs.get("loop_prep", ""),
                 self.gen_kwargs.get("after_loop", ""), False,
             )  # fmt: skip
-        key = (drv.Context.get_current(), use_range)
+        key = (_context_key(), use_range)
         compiled = self._kernels.get(key)
         if compiled is None:
             mod, func, _ = get_elwise_kernel_and_types(
@@ -381,7 +387,8 @@ class ElementwiseKernel:
                 use_range=use_range,
                 **self.gen_kwargs,
             )
-            compiled = self._kernels[key] = (mod, func)
+            # The Context is kept with them: its handle (the key) is not reused meanwhile.
+            compiled = self._kernels[key] = (mod, func, drv.Context.get_current())
         return compiled
 
     def get_kernel(self, use_range: bool) -> Any:
@@ -404,7 +411,12 @@ class ElementwiseKernel:
         orders: set[str] = set()
         for arg, decl in zip(args, self.arguments, strict=True):
             if isinstance(decl, VectorArg):
-                if hasattr(arg, "gpudata") and hasattr(arg, "flags"):
+                if getattr(arg, "_c_contiguous", None) is True and len(arg.shape) <= 1:
+                    # A GPUArray known to be contiguous, 0-d or 1-d: C and F order at once.
+                    if size is None:
+                        size = arg.size
+                    values.append(arg.ptr)
+                elif hasattr(arg, "gpudata") and hasattr(arg, "flags"):
                     n, order = _array_layout(arg, decl.name)
                     if order:
                         orders.add(order)
@@ -458,11 +470,18 @@ class ElementwiseKernel:
             func = self.get_kernel(False)
         if count == 0:
             return
-        config = launch_config(count, 1 if range is not None else (self._items or 1))
+        items = 1 if range is not None else (self._items or 1)
+        key = (_context_key(), count, items)
+        launch = self._launches.get(key)
+        if launch is None:
+            if len(self._launches) >= _MAX_LAUNCHES:
+                self._launches.clear()
+            config = launch_config(count, items)
+            launch = self._launches[key] = (config.grid, config.block)
         if stream is None:
-            func.prepared_call(config.grid, config.block, *values)
+            func.prepared_call(launch[0], launch[1], *values)
         else:
-            func.prepared_async_call(config.grid, config.block, stream, *values)
+            func.prepared_async_call(launch[0], launch[1], stream, *values)
 
 
 # }}}

@@ -15,6 +15,7 @@ caching pool of the current context (``DeviceMemoryPool``) unless ``allocator=``
 from __future__ import annotations
 
 import builtins
+import functools
 import numbers
 import warnings
 from collections.abc import Callable, Sequence
@@ -66,7 +67,7 @@ from pycuda._view_layout import (
     transpose_layout,
 )
 from pycuda.elementwise import launch_config
-from pycuda.tools import context_dependent_memoize
+from pycuda.tools import context_dependent_memoize, context_dependent_memoized_functions
 
 __all__ = [
     "GPUArray",
@@ -152,6 +153,11 @@ def _default_allocator() -> Callable[[int], Any]:
     return _default_pool().allocate
 
 
+# _default_allocator, _kernel and launch_config are the hooks that tests replace (see
+# tests/host_device.py); the fast paths keep what they return in _FAST_CONTEXTS (below), which
+# a test that replaces them must reset too.
+
+
 @context_dependent_memoize
 def _kernel(kind: str, out_dtype: np.dtype, operands: tuple[Operand, ...], expr: str, p: int):
     from pycuda.compiler import SourceModule
@@ -182,11 +188,17 @@ def _scalar_value(value: Any, dtype: np.dtype) -> Any:
 
 
 def _launch(func: Any, n: int, items: int, args: list[Any], stream: Any) -> None:
-    config = launch_config(n, items)
+    grid, block = _grid_block(_fast_context(), n, items)
     if stream is None:
-        func.prepared_call(config.grid, config.block, *args)
+        func.prepared_call(grid, block, *args)
     else:
-        func.prepared_async_call(config.grid, config.block, stream, *args)
+        func.prepared_async_call(grid, block, stream, *args)
+
+
+@functools.lru_cache(maxsize=1024)
+def _layout(shape: tuple[int, ...], strides: tuple[Any, ...], itemsizes: tuple[int, ...]) -> Any:
+    """kernel_layout, remembered: a program's strided operations repeat a few layouts."""
+    return kernel_layout(shape, strides, itemsizes)
 
 
 def _elementwise(out: GPUArray, inputs: Sequence[Any], expr: str, stream: Any = None) -> None:
@@ -207,7 +219,7 @@ def _elementwise(out: GPUArray, inputs: Sequence[Any], expr: str, stream: Any = 
             ptrs.append(item.ptr)
         else:
             operands.append(Operand(np.dtype(item[1]), True))
-    layout = kernel_layout(out.shape, strides, itemsizes)
+    layout = _layout(out.shape, tuple(strides), tuple(itemsizes))
     addresses = [p + o for p, o in zip(ptrs, layout.offsets, strict=True)]
     args: list[Any] = [addresses[0]]
     k = 1
@@ -333,21 +345,27 @@ class GPUArray(ReductionMethods):
             self.shape = shape
             self.strides = (itemsize,) if shape else ()
             self._c_contiguous = True
-        elif strides is None:
-            self.shape = normalize_shape(shape)
-            self.strides = new_array_strides(self.shape, itemsize, normalize_order(order))
+            self.size = shape[0] if shape else 1
         else:
-            self.shape = normalize_shape(shape)
-            self.strides = tuple(int(s) for s in strides)
-            if len(self.strides) != len(self.shape):
-                raise ValueError(
-                    f"strides {self.strides} do not match the {len(self.shape)} dimensions "
-                    f"of shape {self.shape}"
-                )
-        self.size = size_of(self.shape)
+            if strides is None:
+                self.shape = normalize_shape(shape)
+                self.strides = new_array_strides(self.shape, itemsize, normalize_order(order))
+            else:
+                self.shape = normalize_shape(shape)
+                self.strides = tuple(int(s) for s in strides)
+                if len(self.strides) != len(self.shape):
+                    raise ValueError(
+                        f"strides {self.strides} do not match the {len(self.shape)} dimensions "
+                        f"of shape {self.shape}"
+                    )
+            self.size = size_of(self.shape)
         self.allocator = allocator
         if gpudata is None and self.size and self._c_contiguous:
-            gpudata = (allocator or _default_allocator())(self.size * itemsize)
+            if allocator:
+                gpudata = allocator(self.size * itemsize)
+            else:  # the context's pool, as _default_allocator() gives it, looked up faster
+                pool = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
+                gpudata = pool.allocate(self.size * itemsize)
         elif gpudata is None and self.size:
             low, high = span_bytes(self.shape, self.strides, itemsize)
             if low < 0:
@@ -356,6 +374,32 @@ class GPUArray(ReductionMethods):
         self.gpudata = gpudata
         self.base = base
         self.ptr = 0 if gpudata is None else int(gpudata)
+
+    @classmethod
+    def _fresh(
+        cls,
+        shape: tuple[int, ...],
+        dtype: np.dtype,
+        strides: tuple[int, ...],
+        size: int,
+        allocator: Any,
+        gpudata: Any,
+        ptr: int,
+    ) -> GPUArray:
+        """A new C-contiguous array over ``gpudata`` from checked parts (the fast paths):
+        what ``GPUArray(shape, dtype, allocator)`` makes, without normalizing anything again.
+        The attributes are set in ``__init__``'s order, so both share one key table."""
+        self = object.__new__(cls)
+        self.dtype = dtype
+        self._c_contiguous = True
+        self.shape = shape
+        self.strides = strides
+        self.size = size
+        self.allocator = allocator
+        self.gpudata = gpudata
+        self.base = None
+        self.ptr = ptr
+        return self
 
     # {{{ attributes
 
@@ -520,6 +564,18 @@ class GPUArray(ReductionMethods):
         **kwargs: Any,
     ) -> np.ndarray:
         """A host copy (NumPy array, same axis order); into ``ary`` if given."""
+        if (
+            ary is None
+            and self._c_contiguous
+            and len(self.shape) <= 1
+            and self.size
+            and not (pagelocked or async_ or kwargs)
+            and stream is None
+        ):
+            # Small results (reductions' 0-d arrays): a new array and one synchronous copy.
+            host = np.empty(self.shape, self.dtype)
+            _driver.memcpy_dtoh(host, self.ptr)
+            return host
         async_ = kwargs.pop("async", async_)
         if kwargs:
             raise TypeError(f"get() got unexpected keyword arguments {sorted(kwargs)}")
@@ -571,6 +627,10 @@ class GPUArray(ReductionMethods):
     def astype(self, dtype: Any, stream: Any = None) -> GPUArray:
         """A new array of ``dtype`` (NumPy's casts; complex to real keeps the real part)."""
         dtype = np.dtype(dtype)
+        if stream is None:
+            result = _fast_unary(self, "cast", dtype)
+            if result is not None:
+                return result
         result = self._new_like_self(dtype)
         _elementwise(result, [self], unary_expression("cast", self.dtype, dtype), stream)
         return result
@@ -585,6 +645,8 @@ class GPUArray(ReductionMethods):
             return self
         if not self.size:
             _scalar_value(value, self.dtype)  # NumPy's errors for the value, even with no element
+            return self
+        if stream is None and _fast_fill(self, value):
             return self
         expr = unary_expression("cast", self.dtype, self.dtype)
         _elementwise(self, [(value, self.dtype)], expr, stream)
@@ -770,6 +832,10 @@ class GPUArray(ReductionMethods):
     ) -> GPUArray:
         """``op`` of each element into ``out`` (or a new array of ``dtype``); ``expr`` replaces
         the operation's own C expression (of ``x0``)."""
+        if out is None and stream is None and expr is None:
+            result = _fast_unary(self, op, dtype)
+            if result is not None:
+                return result
         if out is None:
             out = self._new_like_self(dtype)
         else:
@@ -794,6 +860,19 @@ class GPUArray(ReductionMethods):
             result = _fast_binary(self, op, other, reflected)
             if result is not None:
                 return result
+        return self._binary_general(op, other, reflected, out, stream, body, result_dtype)
+
+    def _binary_general(
+        self,
+        op: str,
+        other: Any,
+        reflected: bool = False,
+        out: GPUArray | None = None,
+        stream: Any = None,
+        body: str | None = None,
+        result_dtype: Any = None,
+    ) -> GPUArray:
+        """``_binary`` with any operands, layouts and options (broadcasting, strides, out=)."""
         if isinstance(other, GPUArray):
             b: Any = other
             b_dtype: Any = other.dtype
@@ -837,132 +916,174 @@ class GPUArray(ReductionMethods):
         return out
 
     def __add__(self, other: Any) -> GPUArray:
-        return self._binary("add", other)
+        out = _fast_binary(self, "add", other, False)
+        return self._binary_general("add", other) if out is None else out
 
     def __radd__(self, other: Any) -> GPUArray:
-        return self._binary("add", other, True)
+        out = _fast_binary(self, "add", other, True)
+        return self._binary_general("add", other, True) if out is None else out
 
     def __iadd__(self, other: Any) -> GPUArray:
-        return self._binary("add", other, out=self)
+        out = _fast_inplace(self, "add", other)
+        return self._binary("add", other, out=self) if out is None else out
 
     def __sub__(self, other: Any) -> GPUArray:
-        return self._binary("subtract", other)
+        out = _fast_binary(self, "subtract", other, False)
+        return self._binary_general("subtract", other) if out is None else out
 
     def __rsub__(self, other: Any) -> GPUArray:
-        return self._binary("subtract", other, True)
+        out = _fast_binary(self, "subtract", other, True)
+        return self._binary_general("subtract", other, True) if out is None else out
 
     def __isub__(self, other: Any) -> GPUArray:
-        return self._binary("subtract", other, out=self)
+        out = _fast_inplace(self, "subtract", other)
+        return self._binary("subtract", other, out=self) if out is None else out
 
     def __mul__(self, other: Any) -> GPUArray:
-        return self._binary("multiply", other)
+        out = _fast_binary(self, "multiply", other, False)
+        return self._binary_general("multiply", other) if out is None else out
 
     def __rmul__(self, other: Any) -> GPUArray:
-        return self._binary("multiply", other, True)
+        out = _fast_binary(self, "multiply", other, True)
+        return self._binary_general("multiply", other, True) if out is None else out
 
     def __imul__(self, other: Any) -> GPUArray:
-        return self._binary("multiply", other, out=self)
+        out = _fast_inplace(self, "multiply", other)
+        return self._binary("multiply", other, out=self) if out is None else out
 
     def __truediv__(self, other: Any) -> GPUArray:
-        return self._binary("true_divide", other)
+        out = _fast_binary(self, "true_divide", other, False)
+        return self._binary_general("true_divide", other) if out is None else out
 
     def __rtruediv__(self, other: Any) -> GPUArray:
-        return self._binary("true_divide", other, True)
+        out = _fast_binary(self, "true_divide", other, True)
+        return self._binary_general("true_divide", other, True) if out is None else out
 
     def __itruediv__(self, other: Any) -> GPUArray:
-        return self._binary("true_divide", other, out=self)
+        out = _fast_inplace(self, "true_divide", other)
+        return self._binary("true_divide", other, out=self) if out is None else out
 
     __div__, __rdiv__, __idiv__ = __truediv__, __rtruediv__, __itruediv__
 
     def __floordiv__(self, other: Any) -> GPUArray:
-        return self._binary("floor_divide", other)
+        out = _fast_binary(self, "floor_divide", other, False)
+        return self._binary_general("floor_divide", other) if out is None else out
 
     def __rfloordiv__(self, other: Any) -> GPUArray:
-        return self._binary("floor_divide", other, True)
+        out = _fast_binary(self, "floor_divide", other, True)
+        return self._binary_general("floor_divide", other, True) if out is None else out
 
     def __ifloordiv__(self, other: Any) -> GPUArray:
-        return self._binary("floor_divide", other, out=self)
+        out = _fast_inplace(self, "floor_divide", other)
+        return self._binary("floor_divide", other, out=self) if out is None else out
 
     def __mod__(self, other: Any) -> GPUArray:
-        return self._binary("remainder", other)
+        out = _fast_binary(self, "remainder", other, False)
+        return self._binary_general("remainder", other) if out is None else out
 
     def __rmod__(self, other: Any) -> GPUArray:
-        return self._binary("remainder", other, True)
+        out = _fast_binary(self, "remainder", other, True)
+        return self._binary_general("remainder", other, True) if out is None else out
 
     def __imod__(self, other: Any) -> GPUArray:
-        return self._binary("remainder", other, out=self)
+        out = _fast_inplace(self, "remainder", other)
+        return self._binary("remainder", other, out=self) if out is None else out
 
     def __pow__(self, other: Any) -> GPUArray:
-        return self._binary("power", other)
+        out = _fast_binary(self, "power", other, False)
+        return self._binary_general("power", other) if out is None else out
 
     def __rpow__(self, other: Any) -> GPUArray:
-        return self._binary("power", other, True)
+        out = _fast_binary(self, "power", other, True)
+        return self._binary_general("power", other, True) if out is None else out
 
     def __ipow__(self, other: Any) -> GPUArray:
-        return self._binary("power", other, out=self)
+        out = _fast_inplace(self, "power", other)
+        return self._binary("power", other, out=self) if out is None else out
 
     def __and__(self, other: Any) -> GPUArray:
-        return self._binary("bitwise_and", other)
+        out = _fast_binary(self, "bitwise_and", other, False)
+        return self._binary_general("bitwise_and", other) if out is None else out
 
     def __rand__(self, other: Any) -> GPUArray:
-        return self._binary("bitwise_and", other, True)
+        out = _fast_binary(self, "bitwise_and", other, True)
+        return self._binary_general("bitwise_and", other, True) if out is None else out
 
     def __iand__(self, other: Any) -> GPUArray:
-        return self._binary("bitwise_and", other, out=self)
+        out = _fast_inplace(self, "bitwise_and", other)
+        return self._binary("bitwise_and", other, out=self) if out is None else out
 
     def __or__(self, other: Any) -> GPUArray:
-        return self._binary("bitwise_or", other)
+        out = _fast_binary(self, "bitwise_or", other, False)
+        return self._binary_general("bitwise_or", other) if out is None else out
 
     def __ror__(self, other: Any) -> GPUArray:
-        return self._binary("bitwise_or", other, True)
+        out = _fast_binary(self, "bitwise_or", other, True)
+        return self._binary_general("bitwise_or", other, True) if out is None else out
 
     def __ior__(self, other: Any) -> GPUArray:
-        return self._binary("bitwise_or", other, out=self)
+        out = _fast_inplace(self, "bitwise_or", other)
+        return self._binary("bitwise_or", other, out=self) if out is None else out
 
     def __xor__(self, other: Any) -> GPUArray:
-        return self._binary("bitwise_xor", other)
+        out = _fast_binary(self, "bitwise_xor", other, False)
+        return self._binary_general("bitwise_xor", other) if out is None else out
 
     def __rxor__(self, other: Any) -> GPUArray:
-        return self._binary("bitwise_xor", other, True)
+        out = _fast_binary(self, "bitwise_xor", other, True)
+        return self._binary_general("bitwise_xor", other, True) if out is None else out
 
     def __ixor__(self, other: Any) -> GPUArray:
-        return self._binary("bitwise_xor", other, out=self)
+        out = _fast_inplace(self, "bitwise_xor", other)
+        return self._binary("bitwise_xor", other, out=self) if out is None else out
 
     def __lshift__(self, other: Any) -> GPUArray:
-        return self._binary("left_shift", other)
+        out = _fast_binary(self, "left_shift", other, False)
+        return self._binary_general("left_shift", other) if out is None else out
 
     def __rlshift__(self, other: Any) -> GPUArray:
-        return self._binary("left_shift", other, True)
+        out = _fast_binary(self, "left_shift", other, True)
+        return self._binary_general("left_shift", other, True) if out is None else out
 
     def __ilshift__(self, other: Any) -> GPUArray:
-        return self._binary("left_shift", other, out=self)
+        out = _fast_inplace(self, "left_shift", other)
+        return self._binary("left_shift", other, out=self) if out is None else out
 
     def __rshift__(self, other: Any) -> GPUArray:
-        return self._binary("right_shift", other)
+        out = _fast_binary(self, "right_shift", other, False)
+        return self._binary_general("right_shift", other) if out is None else out
 
     def __rrshift__(self, other: Any) -> GPUArray:
-        return self._binary("right_shift", other, True)
+        out = _fast_binary(self, "right_shift", other, True)
+        return self._binary_general("right_shift", other, True) if out is None else out
 
     def __irshift__(self, other: Any) -> GPUArray:
-        return self._binary("right_shift", other, out=self)
+        out = _fast_inplace(self, "right_shift", other)
+        return self._binary("right_shift", other, out=self) if out is None else out
 
     def __eq__(self, other: Any) -> GPUArray:  # type: ignore[override]
-        return self._binary("equal", other)
+        out = _fast_binary(self, "equal", other, False)
+        return self._binary_general("equal", other) if out is None else out
 
     def __ne__(self, other: Any) -> GPUArray:  # type: ignore[override]
-        return self._binary("not_equal", other)
+        out = _fast_binary(self, "not_equal", other, False)
+        return self._binary_general("not_equal", other) if out is None else out
 
     def __lt__(self, other: Any) -> GPUArray:
-        return self._binary("less", other)
+        out = _fast_binary(self, "less", other, False)
+        return self._binary_general("less", other) if out is None else out
 
     def __le__(self, other: Any) -> GPUArray:
-        return self._binary("less_equal", other)
+        out = _fast_binary(self, "less_equal", other, False)
+        return self._binary_general("less_equal", other) if out is None else out
 
     def __gt__(self, other: Any) -> GPUArray:
-        return self._binary("greater", other)
+        out = _fast_binary(self, "greater", other, False)
+        return self._binary_general("greater", other) if out is None else out
 
     def __ge__(self, other: Any) -> GPUArray:
-        return self._binary("greater_equal", other)
+        out = _fast_binary(self, "greater_equal", other, False)
+        return self._binary_general("greater_equal", other) if out is None else out
 
     def __neg__(self) -> GPUArray:
         return self._unary("negative", unary_result_dtype("negative", self.dtype))
@@ -979,12 +1100,151 @@ class GPUArray(ReductionMethods):
     # }}}
 
 
-# (op, dtype, other dtype, reflected) -> (result dtype, operands, C expression) of array-array
-# operations on the fast path.
-_FAST_ARRAY_OPS: dict[tuple[Any, ...], tuple[np.dtype, tuple[Operand, ...], str]] = {}
+# {{{ the operators' fast path
+
+# Operands of an operator that take the fast path with an array: Python's scalars (weak, in
+# NEP 50's terms) and NumPy's numeric scalar types.
+_FAST_SCALAR_TYPES = frozenset(
+    [bool, int, float, complex] + [np.dtype(c).type for c in "?bhilqBHILQefdFD"]
+)
+_UNBOUNDED = (-float("inf"), float("inf"))
 
 
-_FAST_SCALAR_OPS: dict[tuple[Any, ...], tuple[tuple[Operand, ...], str]] = {}
+class _FastOp:
+    """One operator on one combination of operand types, resolved once: its result dtype, its
+    kernel's operands and expression, and how a scalar operand is converted.
+
+    ``lo``/``hi``: the Python ints for which all of that holds (the dtype rules depend on an
+    int's value only through the range of an integer array's dtype, and powers' sign).
+    """
+
+    __slots__ = (
+        "convert",
+        "expr",
+        "hi",
+        "itemsize",
+        "lo",
+        "operands",
+        "result",
+        "strides1",
+        "wide",
+    )
+
+    def __init__(self, result: np.dtype, operands: tuple[Operand, ...], expr: str) -> None:
+        self.result = result
+        self.operands = operands
+        self.expr = expr
+        self.itemsize = result.itemsize
+        self.strides1 = (result.itemsize,)
+        sizes = [result.itemsize] + [o.dtype.itemsize for o in operands if not o.scalar]
+        # The width of the flat kernel when every address is 16-byte aligned (_width_of).
+        pow2 = builtins.all(s & (s - 1) == 0 and s <= 16 for s in sizes)
+        self.wide = 16 // builtins.max(sizes) if pow2 else 1
+        self.convert: Any = None
+        self.lo, self.hi = _UNBOUNDED
+
+
+# (op, array dtype, other dtype or scalar type, reflected) -> _FastOp
+_FAST_OPS: dict[tuple[Any, ...], _FastOp] = {}
+
+
+def _fast_array_op(op: str, dtype: np.dtype, other: np.dtype, reflected: bool) -> _FastOp:
+    lhs, rhs = (other, dtype) if reflected else (dtype, other)
+    operand, result = binary_op_dtypes(op, lhs, rhs)
+    expr = binary_expression(op, lhs, rhs, operand, result)
+    entry = _FAST_OPS[(op, dtype, other, reflected)] = _FastOp(
+        result, (Operand(lhs), Operand(rhs)), expr
+    )
+    return entry
+
+
+def _half_scalar(value: Any) -> np.float32:
+    return np.float32(np.float16(value))
+
+
+def _fast_scalar_op(op: str, dtype: np.dtype, kind: type, reflected: bool) -> _FastOp:
+    """The entry for ``array op scalar`` with a scalar of type ``kind`` (see _FastOp.lo)."""
+    sample = kind(1)
+    if reflected:
+        operand, result = binary_op_dtypes(op, sample, dtype)
+        ops = (Operand(operand, True), Operand(dtype))
+        expr = binary_expression(op, operand, dtype, operand, result)
+    else:
+        operand, result = binary_op_dtypes(op, dtype, sample)
+        ops = (Operand(dtype), Operand(operand, True))
+        expr = binary_expression(op, dtype, operand, operand, result)
+    entry = _FastOp(result, ops, expr)
+    if operand == np.float16:
+        entry.convert = _half_scalar
+    elif compute_dtype(operand) == operand:
+        entry.convert = operand.type
+    else:  # computed in a wider type: as the general path converts it
+        entry.convert = functools.partial(_scalar_value, dtype=operand)
+    if kind is int and dtype.kind in "biu":
+        info = np.iinfo(np.int64 if dtype.kind == "b" else dtype)
+        entry.lo, entry.hi = (0 if op == "power" else info.min), info.max
+    _FAST_OPS[(op, dtype, kind, reflected)] = entry
+    return entry
+
+
+class _FastContext:
+    """What the fast paths keep per context: the context itself (so that its handle, the key,
+    is not reused while cached), its pool's allocate, and kernels and launches."""
+
+    __slots__ = ("allocate", "context", "kernels", "launches")
+
+    def __init__(self, context: Any, allocate: Callable[[int], Any]) -> None:
+        self.context = context
+        self.allocate = allocate
+        # (operator, n, width) -> (prepared_call, grid, block)
+        self.kernels: dict[tuple[_FastOp, int, int], tuple[Any, ...]] = {}
+        self.launches: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+
+_context_handle = _driver._current_context_handle
+# The current context's handle (0 without one) -> its _FastContext.
+_FAST_CONTEXTS: dict[int, _FastContext] = {}
+_MAX_LAUNCHES = 4096  # launches remembered per context (then forgotten, and made again)
+
+
+def _forget_fast_contexts() -> None:
+    _FAST_CONTEXTS.clear()
+
+
+# tools.clear_context_caches() forgets these with the memoized kernels.
+_forget_fast_contexts.clear_cache = _forget_fast_contexts  # type: ignore[attr-defined]
+context_dependent_memoized_functions.append(_forget_fast_contexts)
+
+
+def _fast_context() -> _FastContext:
+    handle = _context_handle()
+    state = _FAST_CONTEXTS.get(handle)
+    if state is None:
+        context = drv.Context.get_current() if handle else None
+        state = _FAST_CONTEXTS[handle] = _FastContext(context, _default_allocator())
+    return state
+
+
+def _grid_block(state: _FastContext, n: int, items: int) -> tuple[Any, Any]:
+    """launch_config(n, items)'s grid and block, remembered per context."""
+    key = n * 32 + items
+    launch = state.launches.get(key)
+    if launch is None:
+        if len(state.launches) >= _MAX_LAUNCHES:
+            state.launches.clear()
+        config = launch_config(n, items)
+        launch = state.launches[key] = (config.grid, config.block)
+    return launch
+
+
+def _fast_launch(state: _FastContext, entry: _FastOp, n: int, width: int) -> tuple[Any, ...]:
+    """(prepared_call, grid, block) of ``entry``'s flat kernel over ``n`` elements."""
+    if len(state.kernels) >= _MAX_LAUNCHES:
+        state.kernels.clear()
+    func = _kernel("flat", entry.result, entry.operands, entry.expr, width)
+    grid, block = _grid_block(state, n, width)
+    launch = state.kernels[(entry, n, width)] = (func.prepared_call, grid, block)
+    return launch
 
 
 def _width_of(itemsize: int, ptr: int) -> int:
@@ -997,61 +1257,200 @@ def _width_of(itemsize: int, ptr: int) -> int:
     return width
 
 
-def _flat_width(out: GPUArray, arrays: Sequence[GPUArray]) -> int:
-    width = _width_of(out.dtype.itemsize, out.ptr)
-    for a in arrays:
-        if width > 1:
-            width = builtins.min(width, _width_of(a.dtype.itemsize, a.ptr))
+def _unaligned_width(entry: _FastOp, out_ptr: int, a: GPUArray, b: Any) -> int:
+    width = _width_of(entry.itemsize, out_ptr)
+    for x in (a, b):
+        if type(x) is GPUArray and width > 1:
+            width = builtins.min(width, _width_of(x.dtype.itemsize, x.ptr))
     return width
 
 
 def _fast_binary(self: GPUArray, op: str, other: Any, reflected: bool) -> GPUArray | None:
     """``self op other`` into a new array when both are C-contiguous of one shape (or other is
-    a Python int or float): the flat kernel without the general layout work. None otherwise."""
-    if not self.size or not self._c:
+    a scalar): one dict look-up for the operator, one for the context, the pool, one launch.
+    None where the general path must decide."""
+    n = self.size
+    if not n or not (self._c_contiguous or (self._c_contiguous is None and self._c)):
         return None
     kind = type(other)
     if kind is GPUArray:
-        if other.shape != self.shape or not other._c:
+        if other.shape != self.shape or not (
+            other._c_contiguous or (other._c_contiguous is None and other._c)
+        ):
             return None
-        key = (op, self.dtype, other.dtype, reflected)
-        entry = _FAST_ARRAY_OPS.get(key)
+        entry = _FAST_OPS.get((op, self.dtype, other.dtype, reflected))
         if entry is None:
-            lhs, rhs = (other.dtype, self.dtype) if reflected else (self.dtype, other.dtype)
-            operand, result = binary_op_dtypes(op, lhs, rhs)
-            expr = binary_expression(op, lhs, rhs, operand, result)
-            entry = _FAST_ARRAY_OPS[key] = (result, (Operand(lhs), Operand(rhs)), expr)
-        result, ops, expr = entry
-        out = GPUArray(self.shape, result, self.allocator)
-        first, second = (other, self) if reflected else (self, other)
-        args = [out.ptr, first.ptr, second.ptr, self.size]
-        width = _flat_width(out, (self, other))
-    elif kind is float or kind is int:
-        # The rules run every time: they raise for out-of-range ints and negative powers.
-        if reflected:
-            operand, result = binary_op_dtypes(op, other, self.dtype)
-        else:
-            operand, result = binary_op_dtypes(op, self.dtype, other)
-        key = (op, self.dtype, operand, result, reflected)
-        entry = _FAST_SCALAR_OPS.get(key)
+            try:
+                entry = _fast_array_op(op, self.dtype, other.dtype, reflected)
+            except (TypeError, ValueError, OverflowError, KeyError):
+                return None  # the general path raises it, with its own message
+        first, second = (other.ptr, self.ptr) if reflected else (self.ptr, other.ptr)
+        aligned = first | second
+    elif kind in _FAST_SCALAR_TYPES:
+        entry = _FAST_OPS.get((op, self.dtype, kind, reflected))
         if entry is None:
-            if reflected:
-                ops = (Operand(operand, True), Operand(self.dtype))
-                expr = binary_expression(op, operand, self.dtype, operand, result)
-            else:
-                ops = (Operand(self.dtype), Operand(operand, True))
-                expr = binary_expression(op, self.dtype, operand, operand, result)
-            entry = _FAST_SCALAR_OPS[key] = (ops, expr)
-        ops, expr = entry
-        out = GPUArray(self.shape, result, self.allocator)
-        value = _scalar_value(other, operand)
-        args = [out.ptr, value, self.ptr] if reflected else [out.ptr, self.ptr, value]
-        args.append(self.size)
-        width = _flat_width(out, (self,))
+            try:
+                entry = _fast_scalar_op(op, self.dtype, kind, reflected)
+            except (TypeError, ValueError, OverflowError, KeyError):
+                return None  # the general path raises it, with its own message
+        if kind is int and not entry.lo <= other <= entry.hi:
+            return None  # the rules depend on this int's value
+        value = entry.convert(other)
+        first, second = (value, self.ptr) if reflected else (self.ptr, value)
+        aligned = self.ptr
     else:
         return None
-    _launch(_kernel("flat", result, ops, expr, width), self.size, width, args, None)
-    return out
+    state = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
+    allocator = self.allocator
+    gpudata = (allocator or state.allocate)(n * entry.itemsize)
+    ptr = int(gpudata)
+    width = entry.wide if not (aligned | ptr) & 15 else _unaligned_width(entry, ptr, self, other)
+    launch = state.kernels.get((entry, n, width)) or _fast_launch(state, entry, n, width)
+    launch[0](launch[1], launch[2], ptr, first, second, n)
+    shape = self.shape
+    if len(shape) == 1:
+        strides = entry.strides1
+    else:
+        strides = new_array_strides(shape, entry.itemsize) if shape else ()
+    return GPUArray._fresh(shape, entry.result, strides, n, allocator, gpudata, ptr)
+
+
+def _fast_inplace_op(op: str, dtype: np.dtype, other: Any, kind: Any) -> _FastOp:
+    """The entry for ``array op= other``: computed as ``array op other``, stored as ``dtype``
+    (``other``: a dtype, or a sample scalar of type ``kind``)."""
+    operand, result = binary_op_dtypes(op, dtype, other)
+    if not np.can_cast(result, dtype, "same_kind"):
+        raise TypeError(f"{result} does not cast to {dtype}")  # the general path says it
+    scalar = kind is not GPUArray
+    rhs = operand if scalar else other
+    expr = binary_expression(op, dtype, rhs, operand, dtype)
+    entry = _FastOp(dtype, (Operand(dtype), Operand(rhs, scalar)), expr)
+    if scalar:
+        if operand == np.float16:
+            entry.convert = _half_scalar
+        elif compute_dtype(operand) == operand:
+            entry.convert = operand.type
+        else:
+            entry.convert = functools.partial(_scalar_value, dtype=operand)
+        if kind is int and dtype.kind in "biu":
+            info = np.iinfo(np.int64 if dtype.kind == "b" else dtype)
+            entry.lo, entry.hi = (0 if op == "power" else info.min), info.max
+    _FAST_OPS[("inplace", op, dtype, rhs if not scalar else kind)] = entry
+    return entry
+
+
+def _fast_inplace(self: GPUArray, op: str, other: Any) -> GPUArray | None:
+    """``self op= other`` when ``self`` is C-contiguous and ``other`` a scalar or a C-contiguous
+    array of the same shape that is ``self`` or does not overlap it; None where the general
+    path must decide."""
+    n = self.size
+    if not n or not (self._c_contiguous or (self._c_contiguous is None and self._c)):
+        return None
+    kind = type(other)
+    ptr = self.ptr
+    if kind is GPUArray:
+        if other.shape != self.shape or not (
+            other._c_contiguous or (other._c_contiguous is None and other._c)
+        ):
+            return None
+        second = other.ptr
+        if second == ptr:
+            if other.strides != self.strides:
+                return None  # the same memory seen otherwise: the general path copies it
+        elif second < ptr + n * self.dtype.itemsize and ptr < second + n * other.dtype.itemsize:
+            return None  # overlapping: the general path copies it first
+        key: Any = other.dtype
+        aligned = ptr | second
+    elif kind in _FAST_SCALAR_TYPES:
+        key = kind
+        aligned = ptr
+    else:
+        return None
+    entry = _FAST_OPS.get(("inplace", op, self.dtype, key))
+    if entry is None:
+        try:
+            sample = other.dtype if kind is GPUArray else kind(1)
+            entry = _fast_inplace_op(op, self.dtype, sample, kind)
+        except (TypeError, ValueError, OverflowError, KeyError):
+            return None  # the general path raises it, with its own message
+    if kind is not GPUArray:
+        if kind is int and not entry.lo <= other <= entry.hi:
+            return None  # the rules depend on this int's value
+        second = entry.convert(other)
+    state = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
+    width = entry.wide if not aligned & 15 else _unaligned_width(entry, ptr, self, other)
+    launch = state.kernels.get((entry, n, width)) or _fast_launch(state, entry, n, width)
+    launch[0](launch[1], launch[2], ptr, ptr, second, n)
+    return self
+
+
+def _fast_unary(self: GPUArray, op: str, dtype: np.dtype) -> GPUArray | None:
+    """``op(self)`` of ``dtype`` into a new array when ``self`` is C-contiguous (cumath's
+    functions, ``-a``, ``abs(a)``, ``astype``...); None where the general path must decide."""
+    n = self.size
+    if not n or not (self._c_contiguous or (self._c_contiguous is None and self._c)):
+        return None
+    entry = _FAST_OPS.get((op, self.dtype, dtype))
+    if entry is None:
+        try:
+            expr = unary_expression(op, self.dtype, dtype)
+        except (TypeError, ValueError, KeyError):
+            return None  # the general path raises it, with its own message
+        entry = _FAST_OPS[(op, self.dtype, dtype)] = _FastOp(dtype, (Operand(self.dtype),), expr)
+    state = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
+    allocator = self.allocator
+    gpudata = (allocator or state.allocate)(n * entry.itemsize)
+    ptr = int(gpudata)
+    src = self.ptr
+    width = entry.wide if not (src | ptr) & 15 else _unaligned_width(entry, ptr, self, None)
+    launch = state.kernels.get((entry, n, width)) or _fast_launch(state, entry, n, width)
+    launch[0](launch[1], launch[2], ptr, src, n)
+    shape = self.shape
+    if len(shape) == 1:
+        strides = entry.strides1
+    else:
+        strides = new_array_strides(shape, entry.itemsize) if shape else ()
+    return GPUArray._fresh(shape, dtype, strides, n, allocator, gpudata, ptr)
+
+
+_FILL_TYPES = (bool, int, float)  # converted without a ComplexWarning, so without its filter
+
+
+def _fast_fill(self: GPUArray, value: Any) -> bool:
+    """``self.fill(value)`` for a C-contiguous array and a Python number; False where the
+    general path must do it."""
+    n = self.size
+    kind = type(value)
+    if not n or kind not in _FILL_TYPES or self.dtype.kind not in "biufc":
+        return False
+    if not (self._c_contiguous or (self._c_contiguous is None and self._c)):
+        return False
+    entry = _FAST_OPS.get(("fill", self.dtype))
+    if entry is None:
+        dtype = self.dtype
+        expr = unary_expression("cast", dtype, dtype)
+        entry = _FAST_OPS[("fill", dtype)] = _FastOp(dtype, (Operand(dtype, True),), expr)
+        entry.convert = _half_scalar if dtype == np.float16 else compute_dtype(dtype).type
+    value = entry.convert(value)
+    state = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
+    ptr = self.ptr
+    width = entry.wide if not ptr & 15 else _unaligned_width(entry, ptr, self, None)
+    launch = state.kernels.get((entry, n, width)) or _fast_launch(state, entry, n, width)
+    launch[0](launch[1], launch[2], ptr, value, n)
+    return True
+
+
+# }}}
+
+
+def _empty_0d(dtype: np.dtype, allocator: Callable[[int], Any] | None) -> GPUArray:
+    """``GPUArray((), dtype, allocator)`` for a reduction's result, without the general checks."""
+    if allocator:
+        gpudata = allocator(dtype.itemsize)
+    else:
+        pool = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
+        gpudata = pool.allocate(dtype.itemsize)
+    return GPUArray._fresh((), dtype, (), 1, allocator, gpudata, int(gpudata))
 
 
 def _same_layout(a: GPUArray, b: GPUArray) -> bool:

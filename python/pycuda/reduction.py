@@ -26,6 +26,7 @@ The reduction operator must be associative and commutative, as in the original.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -516,6 +517,30 @@ class ReductionKernel:
             if f is not None
         }
         self._vector_names = [a.name for a in self.arguments if isinstance(a, VectorArg)]
+        # Per stage-1 function: (elements per block, most blocks), and the block's shape.
+        self._limits = {self.stage1_func: (plan.block * plan.scalar_unroll, 0)}
+        if self.stage1_vec_func is not None:
+            self._limits[self.stage1_vec_func] = (plan.block * plan.unroll * plan.vec, 0)
+        for f, (per_block, _) in self._limits.items():
+            self._limits[f] = (per_block, self._max_blocks[f])
+        self._block = (plan.block, 1, 1)
+        # The one-array kernels (sum, max, any, ...): its dtype and the alignment that 16-byte
+        # loads need (None without them), for _single_array's shortcut.
+        self._single = None
+        if len(self.arguments) == 1 and isinstance(self.arguments[0], VectorArg):
+            spec = self.arguments[0]
+            vec_args = plan.vector_args or {}
+            align = plan.vec * vec_args[spec.name] if spec.name in vec_args else 1
+            self._single = (spec.dtype, align if self.stage1_vec_func is not None else None)
+
+    def _single_array(self, a: Any) -> tuple[list[Any], Any, int, bool] | None:
+        """_launch_args((a,)) of a one-array kernel when ``a`` is a GPUArray known to be
+        C-contiguous, of the declared dtype object; None where the general checks must run."""
+        dtype, align = self._single  # type: ignore[misc]
+        if getattr(a, "_c_contiguous", None) is not True or a.dtype is not dtype:
+            return None
+        ptr = a.ptr
+        return [ptr], a, a.size, align is not None and not ptr % align
 
     def _launch_args(self, args: tuple[Any, ...]) -> tuple[list[Any], Any, int, bool]:
         """Kernel arguments, the first array (size and allocator), n, and whether 16-byte
@@ -535,7 +560,9 @@ class ReductionKernel:
                     raise TypeError(
                         f"argument '{spec.name}' must be a GPUArray, got {type(value).__name__}"
                     )
-                if value.size and not value.flags.c_contiguous:
+                # GPUArrays know whether they are (cached); other array types tell by .flags.
+                contiguous = getattr(value, "_c_contiguous", None) or value.flags.c_contiguous
+                if value.size and not contiguous:
                     raise ValueError(
                         f"argument '{spec.name}' is not contiguous: reductions read arrays as "
                         "flat memory; pass a contiguous copy (ary.copy())"
@@ -560,36 +587,43 @@ class ReductionKernel:
         self, *args: Any, stream: Any = None, out: Any = None, allocator: Any = None, **kw: Any
     ) -> Any:
         """Reduce; returns ``out`` or a new 0-d GPUArray of ``dtype_out``."""
-        from pycuda import driver, gpuarray
-
-        kw.pop("kernel_wrapper", None)  # the original's hook, unused here
         if kw:
-            raise TypeError(f"unexpected keyword arguments: {', '.join(kw)}")
-        packed, first, n, aligned = self._launch_args(args)
+            kw.pop("kernel_wrapper", None)  # the original's hook, unused here
+            if kw:
+                raise TypeError(f"unexpected keyword arguments: {', '.join(kw)}")
+        fast = self._single_array(args[0]) if self._single and len(args) == 1 else None
+        packed, first, n, aligned = fast or self._launch_args(args)
         if allocator is None:
             allocator = getattr(first, "allocator", None)
         if out is None:
-            out = gpuarray.empty((), self.result_dtype, allocator=allocator)
+            out = _gpuarray()._empty_0d(self.result_dtype, allocator)
         elif out.dtype != self.result_dtype or out.size != 1:
             raise TypeError(
                 f"out must be a GPUArray of one {self.result_dtype} element, got "
                 f"{out.size} of {out.dtype}"
             )
         func = self.stage1_vec_func if aligned and n else self.stage1_func
-        if func is self.stage1_vec_func:
-            per_block = self._plan.block * self._plan.unroll * self._plan.vec
-        else:
-            per_block = self._plan.block * self._plan.scalar_unroll
-        blocks = max(1, min(-(-n // per_block), self._max_blocks[func]))
-        block = (self._plan.block, 1, 1)
+        per_block, max_blocks = self._limits[func]
+        blocks = max(1, min(-(-n // per_block), max_blocks))
+        block = self._block
         if blocks == 1 and self._plan.final is None:
             _launch(func, (1, 1), block, stream, [out.gpudata, *packed, n])
             return out
+        from pycuda import driver
+
         # Raw memory, not a GPUArray: the partials may be of a struct type (argmax's pairs).
         partials = (allocator or driver.mem_alloc)(blocks * self.dtype_out.itemsize)
         _launch(func, (blocks, 1), block, stream, [partials, *packed, n])
         _launch(self.stage2_func, (1, 1), block, stream, [out.gpudata, partials, blocks])
         return out
+
+
+def _gpuarray() -> Any:
+    """pycuda.gpuarray (imported on first use: it imports this module's users)."""
+    module = sys.modules.get("pycuda.gpuarray")
+    if module is None:
+        from pycuda import gpuarray as module
+    return module
 
 
 def _resident_blocks(func: Any, block: int, sms: int, fallback: int) -> int:

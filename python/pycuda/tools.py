@@ -29,6 +29,7 @@ from pycuda._driver import (  # noqa: E402, F401
     PageLockedMemoryPool,
     PooledDeviceAllocation,
     PooledHostAllocation,
+    _current_context_handle,
     bitlog2,
 )
 from pycuda.compyte.dtypes import (  # noqa: F401 - part of this module's API
@@ -338,16 +339,21 @@ def context_dependent_memoize(func: Callable[..., Any]) -> Callable[..., Any]:
     """Cache ``func``'s results per (current context, arguments); clear_context_caches() drops
     them. Kernel generators use it so each context compiles a kernel once.
     """
-    cache: dict[Any, Any] = {}
+    # Keyed by the context's handle (one cuCtxGetCurrent, no Context object per call); each
+    # value holds the Context too, so that the handle cannot be reused while it is cached.
+    cache: dict[Any, tuple[Any, Any]] = {}
+    current_handle = _current_context_handle
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        key = (cuda.Context.get_current(), args, frozenset(kwargs.items()) if kwargs else None)
+        key = (current_handle(), args, frozenset(kwargs.items()) if kwargs else None)
         try:
-            return cache[key]
+            return cache[key][0]
         except KeyError:
             pass
-        result = cache[key] = func(*args, **kwargs)
+        context = cuda.Context.get_current() if key[0] else None
+        result = func(*args, **kwargs)
+        cache[key] = (result, context)
         return result
 
     wrapper.clear_cache = cache.clear  # type: ignore[attr-defined]

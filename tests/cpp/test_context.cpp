@@ -57,3 +57,16 @@ TEST(Context, ResourcesFreeInTheirContextFromAnotherThread) {
         EXPECT_EQ(Context::current(), nullptr);
     }).join();
 }
+
+TEST(Context, CurrentHandleIsNullWithoutAContext) {
+    // No GPU needed: without a driver, before cuInit, or in a fresh thread there is none.
+    std::thread([] { EXPECT_EQ(Context::current_handle(), nullptr); }).join();
+}
+
+TEST(Context, CurrentHandleIsTheCurrentContexts) {
+    PYCUDA_REQUIRE_GPU();
+    auto ctx = Context::create(pycuda::Device::from_ordinal(0));
+    EXPECT_EQ(Context::current_handle(), ctx->handle());
+    Context::pop();
+    EXPECT_NE(Context::current_handle(), ctx->handle());
+}
