@@ -561,11 +561,16 @@ def variants() -> list[Variant]:
                     continue
                 scan_cfgs.append((block, items, mode, True))
     scan_cfgs += [(256, 16, 0, False), (256, 16, 1, False), (128, 16, 1, False)]
+    # Second round (the first found more elements per thread better): up to 64 per thread.
+    scan_cfgs += [(128, i, 1, True) for i in (40, 48, 64)]
+    scan_cfgs += [(64, i, 1, True) for i in (32, 48, 64)]
+    scan_cfgs += [(256, 40, 1, True), (128, 32, 1, False)]
     scan_cfgs = [c + (0,) for c in scan_cfgs]
     scan_cfgs += [(256, 16, 1, True, 50), (256, 16, 1, True, 200), (128, 16, 1, True, 100)]
     # The package's own scan (python/pycuda/scan.py) under a few of its settings.
-    for block, nbytes, transpose in ((256, 64, True), (256, 64, False), (128, 64, True),
-                                     (256, 48, True), (512, 32, True)):  # fmt: skip
+    for block, nbytes, transpose in ((128, 128, True), (256, 64, True), (128, 192, True),
+                                     (128, 256, True), (64, 256, True), (256, 160, True),
+                                     (256, 128, True)):  # fmt: skip
         out.append(
             Variant(
                 "scan",

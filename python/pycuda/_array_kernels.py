@@ -199,7 +199,14 @@ def _reads(operands: Sequence[Operand], index: str) -> str:
 
 
 # Packs of each operand loaded per trip of the flat kernel's wide loop (1: one pack a trip).
-FLAT_UNROLL = 1
+# Two, with a grid of one trip per thread, measured 99-104% of the copy bandwidth on an H200
+# for 2*x and x+y, against 90-97% for one pack a trip and one resident wave.
+FLAT_UNROLL = 2
+
+
+def flat_items(width: int) -> int:
+    """Elements per thread and trip of a flat kernel of ``width``: its launch's items."""
+    return width * FLAT_UNROLL if width > 1 else 1
 
 
 def flat_source(

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from pycuda import driver as drv
-from pycuda._launch_config import LaunchConfig, grid_stride_config
+from pycuda._launch_config import LaunchConfig, grid_stride_config, just_enough_config
 from pycuda.tools import (
     Argument,
     ScalarArg,
@@ -70,12 +70,21 @@ def _device_counts() -> tuple[int, int]:
     )
 
 
-def launch_config(n: int, items_per_thread: int = 1) -> LaunchConfig:
-    """The launch of a grid-stride kernel over ``n`` items on the current context's device."""
+def launch_config(n: int, items_per_thread: int = 1, one_wave: bool | None = None) -> LaunchConfig:
+    """The launch of a grid-stride kernel over ``n`` items on the current context's device.
+
+    ``one_wave``: a grid of the blocks that fit on the device at once, each thread striding
+    (the default for one item per trip); otherwise just enough blocks for one trip of
+    ``items_per_thread`` items per thread (the default for several items per trip, which keep
+    several loads in flight and stream fastest that way).
+    """
     mps, threads_per_mp = _device_counts()
-    return grid_stride_config(
-        n, mps, threads_per_mp, min(_THREADS_PER_BLOCK, threads_per_mp), items_per_thread
-    )
+    threads = min(_THREADS_PER_BLOCK, threads_per_mp)
+    if one_wave is None:
+        one_wave = items_per_thread == 1
+    if one_wave:
+        return grid_stride_config(n, mps, threads_per_mp, threads, items_per_thread)
+    return just_enough_config(n, threads, items_per_thread)
 
 
 # }}}
@@ -458,6 +467,9 @@ class ElementwiseKernel:
             func = self.get_kernel(False)
         if count == 0:
             return
+        # Trips of several elements stream fastest with a grid of one trip per thread; the
+        # one-element loop with one resident wave (measured on an H200: 86% of the copy
+        # bandwidth against 81% for one element per thread).
         config = launch_config(count, 1 if range is not None else (self._items or 1))
         if stream is None:
             func.prepared_call(config.grid, config.block, *values)

@@ -3,7 +3,7 @@ and ``ExclusiveScanKernel``.
 
 One launch, one read and one write of each element: a single-pass scan with decoupled
 look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back",
-NVIDIA 2016). Each block takes the next tile (256 threads x 64 bytes) from an atomic counter, so
+NVIDIA 2016). Each block takes the next tile (128 threads x 128 bytes) from an atomic counter, so
 tiles start in order. Each warp loads its part of the tile with coalesced 16-byte loads and
 transposes it through shared memory so that every thread holds consecutive elements; the block
 scans them (serially within each thread, then with warp shuffles), publishes the tile's
@@ -31,8 +31,10 @@ import numpy as np
 
 from pycuda.tools import dtype_to_ctype
 
-SCAN_BLOCK = 256
-_THREAD_BYTES = 64  # bytes of elements each thread scans
+# Measured on an H200 (int32, 2^26): 128 threads x 32 elements a tile scanned at 67% of the
+# copy bandwidth, 256 x 16 at 59%, 256 x 32 at 66%; more elements per thread, fewer tiles.
+SCAN_BLOCK = 128
+_THREAD_BYTES = 128  # bytes of elements each thread scans
 _WARP_TRANSPOSE = True  # load each warp's segment coalesced and transpose it in shared memory
 _BACKOFF_NS = 0  # sleep between polls of predecessors that have published nothing yet
 _MAX_GRID = 2**31 - 1
@@ -123,9 +125,9 @@ __device__ __forceinline__ int pr_peek(const int *flags, const unsigned *aggrega
 
 
 def _items_per_thread(itemsize: int) -> int:
-    """Elements each thread scans: _THREAD_BYTES of them (32 at most), a whole number of
+    """Elements each thread scans: _THREAD_BYTES of them (64 at most), a whole number of
     16-byte loads when the element size is a power of two."""
-    return max(1, min(32, _THREAD_BYTES // itemsize))
+    return max(1, min(64, _THREAD_BYTES // itemsize))
 
 
 def _packed(itemsize: int) -> bool:
