@@ -44,7 +44,14 @@ __device__ __forceinline__ unsigned long long ld_status(const unsigned long long
 
 
 def scan_source(
-    name: str, block: int, items: int, mode: int, packed: bool, backoff: int = 0
+    name: str,
+    block: int,
+    items: int,
+    mode: int,
+    packed: bool,
+    backoff: int = 0,
+    early: bool = False,
+    min_blocks: int = 0,
 ) -> str:
     """A decoupled look-back inclusive int32 scan: ``block`` threads x ``items`` per tile.
 
@@ -54,6 +61,9 @@ def scan_source(
     status is one 64-bit word (flag << 32 | value), stored and loaded relaxed at gpu scope, so no
     fence is needed; otherwise flags and values are separate, with ``__threadfence`` between.
     ``backoff``: nanoseconds to sleep (``__nanosleep``) between polls of unready predecessors.
+    ``early``: each thread's total by a tree of its elements, so the tile's aggregate is
+    published (and warp 0's look-back runs) before the threads' serial scans, which the other
+    warps do meanwhile. ``min_blocks``: the second ``__launch_bounds__`` argument.
     Parameters: in, out, status (u64 per tile), flags (int per tile), aggs, incls (int per
     tile), counter, n, vec.
     """
@@ -160,8 +170,30 @@ __device__ __forceinline__ void publish(unsigned long long *, int *flags, scan_t
                 if (j >= 0)
                     v = __ldcg((f == 2 ? incls : aggs) + j);"""
     wait = wait.replace("SLEEP", sleep)
+    serial = f"""
+    #pragma unroll
+    for (int j = 1; j < {items}; ++j)
+        x[j] = scan_op(x[j - 1], x[j]);"""
+    if early:
+        thread_total = f"""
+    scan_t r[{items}];
+    #pragma unroll
+    for (int j = 0; j < {items}; ++j)
+        r[j] = x[j];
+    #pragma unroll
+    for (int st = 1; st < {items}; st <<= 1) {{
+        #pragma unroll
+        for (int j = 0; j + st < {items}; j += 2 * st)
+            r[j] = scan_op(r[j], r[j + st]);
+    }}
+    scan_t incl = r[0];"""
+        late_scan = serial
+    else:
+        thread_total = serial + f"\n    scan_t incl = x[{items - 1}];"
+        late_scan = ""
+    bounds = f"{block}, {min_blocks}" if min_blocks else f"{block}"
     return f"""{_SCAN_COMMON}{publish}
-extern "C" __global__ void __launch_bounds__({block})
+extern "C" __global__ void __launch_bounds__({bounds})
 {name}(const scan_t *in, scan_t *out, unsigned long long *status, int *flags, scan_t *aggs,
        scan_t *incls, int *counter, long long n, int vec)
 {{
@@ -186,10 +218,7 @@ extern "C" __global__ void __launch_bounds__({block})
             x[j] = in[g < n ? g : n - 1];  // past the end: a real value, flowing only rightwards
         }}
     }}
-    #pragma unroll
-    for (int j = 1; j < {items}; ++j)
-        x[j] = scan_op(x[j - 1], x[j]);
-    scan_t incl = x[{items - 1}];
+    {thread_total}
     #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {{
         const scan_t o = __shfl_up_sync(0xffffffffu, incl, d);
@@ -244,6 +273,7 @@ extern "C" __global__ void __launch_bounds__({block})
             }}
         }}
     }}
+    {late_scan}
     __syncthreads();
     scan_t pre = lane_excl;
     bool has = false;
@@ -565,30 +595,38 @@ def variants() -> list[Variant]:
     scan_cfgs += [(128, i, 1, True) for i in (40, 48, 64)]
     scan_cfgs += [(64, i, 1, True) for i in (32, 48, 64)]
     scan_cfgs += [(256, 40, 1, True), (128, 32, 1, False)]
-    scan_cfgs = [c + (0,) for c in scan_cfgs]
-    scan_cfgs += [(256, 16, 1, True, 50), (256, 16, 1, True, 200), (128, 16, 1, True, 100)]
+    scan_cfgs = [c + (0, False, 0) for c in scan_cfgs]
+    scan_cfgs += [(256, 16, 1, True, 50, False, 0), (128, 32, 1, True, 100, False, 0)]
+    scan_cfgs += [(128, i, 1, True, 0, True, 0) for i in (16, 32, 48, 64)]
+    scan_cfgs += [(256, 32, 1, True, 0, True, 0), (64, 64, 1, True, 0, True, 0)]
+    scan_cfgs += [(128, 32, 1, True, 0, False, 8), (128, 32, 1, True, 0, True, 8)]
+    scan_cfgs += [(128, 64, 1, True, 0, True, 4), (256, 32, 1, True, 0, True, 4)]
     # The package's own scan (python/pycuda/scan.py) under a few of its settings.
-    for block, nbytes, transpose in ((128, 128, True), (256, 64, True), (128, 192, True),
-                                     (128, 256, True), (64, 256, True), (256, 160, True),
-                                     (256, 128, True)):  # fmt: skip
+    package_scans = [(128, 128, False), (128, 128, True), (256, 64, False), (128, 192, False),
+                     (128, 256, False), (128, 256, True), (64, 256, False), (256, 160, False),
+                     (256, 128, True)]  # fmt: skip
+    for block, nbytes, early in package_scans:
         out.append(
             Variant(
                 "scan",
-                f"pycuda scan.py b{block} {nbytes}B/t {'transpose' if transpose else 'direct'}",
-                params=dict(block=block, nbytes=nbytes, transpose=transpose),
+                f"pycuda scan.py b{block} {nbytes}B/t{' early' if early else ''}",
+                params=dict(block=block, nbytes=nbytes, transpose=True, early=early),
             )
         )
-    for block, items, mode, packed, backoff in scan_cfgs:
+    for block, items, mode, packed, backoff, early, min_blocks in scan_cfgs:
         name = f"scan_b{block}_i{items}_m{mode}_{'p' if packed else 'f'}"
         name += f"_sleep{backoff}" if backoff else ""
+        name += "_early" if early else ""
+        name += f"_min{min_blocks}" if min_blocks else ""
         out.append(
             Variant(
                 "scan",
                 name,
-                scan_source(name, block, items, mode, packed, backoff),
-                dict(block=block, items=items, mode=mode, packed=packed, backoff=backoff),
+                scan_source(name, block, items, mode, packed, backoff, early, min_blocks),
+                dict(block=block, items=items, mode=mode, packed=packed, backoff=backoff,
+                     early=early, min_blocks=min_blocks),
             )
-        )
+        )  # fmt: skip
     # argmax: (block, unroll, last_block, grid fraction of a resident wave)
     for block, unroll in ((256, 2), (256, 1), (256, 4), (512, 2)):
         out.append(
@@ -809,9 +847,9 @@ class Runner:
         from pycuda import scan
 
         p = v.params
-        saved = (scan.SCAN_BLOCK, scan._THREAD_BYTES, scan._WARP_TRANSPOSE)
-        scan.SCAN_BLOCK, scan._THREAD_BYTES, scan._WARP_TRANSPOSE = (
-            p["block"], p["nbytes"], p["transpose"],
+        saved = (scan.SCAN_BLOCK, scan._THREAD_BYTES, scan._WARP_TRANSPOSE, scan._EARLY_AGGREGATE)
+        scan.SCAN_BLOCK, scan._THREAD_BYTES, scan._WARP_TRANSPOSE, scan._EARLY_AGGREGATE = (
+            p["block"], p["nbytes"], p["transpose"], p["early"],
         )  # fmt: skip
         try:
             k = scan.InclusiveScanKernel(np.int32, "a+b")
@@ -822,7 +860,8 @@ class Runner:
                 (scan.InclusiveScanKernel(np.int8, "a < b ? b : a"), np.int8, "cummax"),
             ]
         finally:
-            scan.SCAN_BLOCK, scan._THREAD_BYTES, scan._WARP_TRANSPOSE = saved
+            (scan.SCAN_BLOCK, scan._THREAD_BYTES, scan._WARP_TRANSPOSE,
+             scan._EARLY_AGGREGATE) = saved  # fmt: skip
         alloc = self.pool.allocate
         out = self.gpuarray.empty(N, np.int32)
         err = None

@@ -37,6 +37,9 @@ SCAN_BLOCK = 128
 _THREAD_BYTES = 128  # bytes of elements each thread scans
 _WARP_TRANSPOSE = True  # load each warp's segment coalesced and transpose it in shared memory
 _BACKOFF_NS = 0  # sleep between polls of predecessors that have published nothing yet
+# Each thread's total by a tree of its elements, so the tile's aggregate is published and warp
+# 0 looks back before the threads' serial scans, which the other warps do meanwhile.
+_EARLY_AGGREGATE = False
 _MAX_GRID = 2**31 - 1
 
 _HELPERS = r"""
@@ -208,6 +211,33 @@ def _io_code(items: int, vw: int, nw: int) -> tuple[str, str, str]:
     return smem, load, store
 
 
+def _serial_scan(items: int) -> str:
+    return f"""
+    #pragma unroll
+    for (int k = 1; k < {items}; ++k)
+        pr_x[k] = pycuda_scan_op(pr_x[k - 1], pr_x[k]);"""
+
+
+def _thread_total(items: int) -> str:
+    """Code leaving the thread's total in ``pr_incl``: with :data:`_EARLY_AGGREGATE` a tree of
+    its elements (the serial scan comes after the look-back has started), else the last of its
+    serial scan."""
+    if not _EARLY_AGGREGATE:
+        return _serial_scan(items) + f"\n    scan_t pr_incl = pr_x[{items - 1}];"
+    return f"""
+    scan_t pr_r[{items}];
+    #pragma unroll
+    for (int k = 0; k < {items}; ++k)
+        pr_r[k] = pr_x[k];
+    #pragma unroll
+    for (int st = 1; st < {items}; st <<= 1) {{
+        #pragma unroll
+        for (int k = 0; k + st < {items}; k += 2 * st)
+            pr_r[k] = pycuda_scan_op(pr_r[k], pr_r[k + st]);
+    }}
+    scan_t pr_incl = pr_r[0];"""
+
+
 def _finish_code(items: int, exclusive: bool, neutral: str | None) -> str:
     """Applies the thread's prefix (``pr_pre``, present when ``pr_has``) to its elements."""
     if exclusive:
@@ -271,11 +301,8 @@ extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
         for (int k = 0; k < {items}; ++k)
             pr_x[k] = in[pr_my + k < n ? pr_my + k : n - 1];
     }}
-    #pragma unroll
-    for (int k = 1; k < {items}; ++k)
-        pr_x[k] = pycuda_scan_op(pr_x[k - 1], pr_x[k]);
+{_thread_total(items)}
     // Across the warp (operand order kept: earlier lanes on the left), then across warps.
-    scan_t pr_incl = pr_x[{items - 1}];
     #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {{
         const scan_t pr_o = pycuda_scan_shfl<scan_t, 0>(pr_incl, d);
@@ -332,7 +359,7 @@ extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
                 pr_wsum[{nw}] = pr_run;
             }}
         }}
-    }}
+    }}{_serial_scan(items) if _EARLY_AGGREGATE else ""}
     __syncthreads();
     // The thread's prefix: earlier tiles, earlier warps, earlier lanes (each may be absent).
     scan_t pr_pre = pr_lane_excl;
