@@ -52,6 +52,7 @@ def scan_source(
     backoff: int = 0,
     early: bool = False,
     min_blocks: int = 0,
+    bid: bool = False,
 ) -> str:
     """A decoupled look-back inclusive int32 scan: ``block`` threads x ``items`` per tile.
 
@@ -63,7 +64,9 @@ def scan_source(
     ``backoff``: nanoseconds to sleep (``__nanosleep``) between polls of unready predecessors.
     ``early``: each thread's total by a tree of its elements, so the tile's aggregate is
     published (and warp 0's look-back runs) before the threads' serial scans, which the other
-    warps do meanwhile. ``min_blocks``: the second ``__launch_bounds__`` argument.
+    warps do meanwhile. ``min_blocks``: the second ``__launch_bounds__`` argument. ``bid``: the
+    tile is blockIdx.x (as CUB does), no atomic counter: relies on blocks being dispatched in
+    index order.
     Parameters: in, out, status (u64 per tile), flags (int per tile), aggs, incls (int per
     tile), counter, n, vec.
     """
@@ -192,6 +195,13 @@ __device__ __forceinline__ void publish(unsigned long long *, int *flags, scan_t
         thread_total = serial + f"\n    scan_t incl = x[{items - 1}];"
         late_scan = ""
     bounds = f"{block}, {min_blocks}" if min_blocks else f"{block}"
+    if bid:
+        tile_id = "const int tile = blockIdx.x;"
+    else:
+        tile_id = """if (threadIdx.x == 0)
+        s_tile = atomicAdd(counter, 1);  // tiles start in order: the look-back cannot deadlock
+    __syncthreads();
+    const int tile = s_tile;"""
     return f"""{_SCAN_COMMON}{publish}
 extern "C" __global__ void __launch_bounds__({bounds})
 {name}(const scan_t *in, scan_t *out, unsigned long long *status, int *flags, scan_t *aggs,
@@ -201,10 +211,7 @@ extern "C" __global__ void __launch_bounds__({bounds})
     __shared__ scan_t s_wsum[{nw}];
     __shared__ scan_t s_prefix;
     {smem}
-    if (threadIdx.x == 0)
-        s_tile = atomicAdd(counter, 1);  // tiles start in order: the look-back cannot deadlock
-    __syncthreads();
-    const int tile = s_tile;
+    {tile_id}
     const long long tile_base = (long long)tile * {tile};
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const bool fast = vec && tile_base + {tile} <= n;
@@ -601,30 +608,37 @@ def variants() -> list[Variant]:
     scan_cfgs += [(256, 32, 1, True, 0, True, 0), (64, 64, 1, True, 0, True, 0)]
     scan_cfgs += [(128, 32, 1, True, 0, False, 8), (128, 32, 1, True, 0, True, 8)]
     scan_cfgs += [(128, 64, 1, True, 0, True, 4), (256, 32, 1, True, 0, True, 4)]
+    scan_cfgs = [c + (False,) for c in scan_cfgs]
+    scan_cfgs += [(128, 32, 1, True, 0, False, 0, True), (128, 32, 1, True, 0, True, 0, True)]
+    scan_cfgs += [(128, 64, 1, True, 0, True, 0, True), (128, 16, 1, True, 0, False, 0, True)]
     # The package's own scan (python/pycuda/scan.py) under a few of its settings.
     package_scans = [(128, 128, False), (128, 128, True), (256, 64, False), (128, 192, False),
                      (128, 256, False), (128, 256, True), (64, 256, False), (256, 160, False),
                      (256, 128, True)]  # fmt: skip
-    for block, nbytes, early in package_scans:
+    package_scans = [c + (False,) for c in package_scans]
+    package_scans += [(128, 128, False, True), (128, 256, True, True)]
+    for block, nbytes, early, bid in package_scans:
         out.append(
             Variant(
                 "scan",
-                f"pycuda scan.py b{block} {nbytes}B/t{' early' if early else ''}",
-                params=dict(block=block, nbytes=nbytes, transpose=True, early=early),
+                f"pycuda scan.py b{block} {nbytes}B/t{' early' if early else ''}"
+                f"{' bid' if bid else ''}",
+                params=dict(block=block, nbytes=nbytes, transpose=True, early=early, bid=bid),
             )
         )
-    for block, items, mode, packed, backoff, early, min_blocks in scan_cfgs:
+    for block, items, mode, packed, backoff, early, min_blocks, bid in scan_cfgs:
         name = f"scan_b{block}_i{items}_m{mode}_{'p' if packed else 'f'}"
         name += f"_sleep{backoff}" if backoff else ""
         name += "_early" if early else ""
         name += f"_min{min_blocks}" if min_blocks else ""
+        name += "_bid" if bid else ""
         out.append(
             Variant(
                 "scan",
                 name,
-                scan_source(name, block, items, mode, packed, backoff, early, min_blocks),
+                scan_source(name, block, items, mode, packed, backoff, early, min_blocks, bid),
                 dict(block=block, items=items, mode=mode, packed=packed, backoff=backoff,
-                     early=early, min_blocks=min_blocks),
+                     early=early, min_blocks=min_blocks, bid=bid),
             )
         )  # fmt: skip
     # argmax: (block, unroll, last_block, grid fraction of a resident wave)
@@ -847,10 +861,11 @@ class Runner:
         from pycuda import scan
 
         p = v.params
-        saved = (scan.SCAN_BLOCK, scan._THREAD_BYTES, scan._WARP_TRANSPOSE, scan._EARLY_AGGREGATE)
-        scan.SCAN_BLOCK, scan._THREAD_BYTES, scan._WARP_TRANSPOSE, scan._EARLY_AGGREGATE = (
-            p["block"], p["nbytes"], p["transpose"], p["early"],
-        )  # fmt: skip
+        names = ("SCAN_BLOCK", "_THREAD_BYTES", "_WARP_TRANSPOSE", "_EARLY_AGGREGATE",
+                 "_TILE_FROM_BLOCK_INDEX")  # fmt: skip
+        saved = [getattr(scan, a) for a in names]
+        for a, value in zip(names, ("block", "nbytes", "transpose", "early", "bid"), strict=True):
+            setattr(scan, a, p[value])
         try:
             k = scan.InclusiveScanKernel(np.int32, "a+b")
             others = [
@@ -860,8 +875,8 @@ class Runner:
                 (scan.InclusiveScanKernel(np.int8, "a < b ? b : a"), np.int8, "cummax"),
             ]
         finally:
-            (scan.SCAN_BLOCK, scan._THREAD_BYTES, scan._WARP_TRANSPOSE,
-             scan._EARLY_AGGREGATE) = saved  # fmt: skip
+            for a, value in zip(names, saved, strict=True):
+                setattr(scan, a, value)
         alloc = self.pool.allocate
         out = self.gpuarray.empty(N, np.int32)
         err = None

@@ -40,6 +40,9 @@ _BACKOFF_NS = 0  # sleep between polls of predecessors that have published nothi
 # Each thread's total by a tree of its elements, so the tile's aggregate is published and warp
 # 0 looks back before the threads' serial scans, which the other warps do meanwhile.
 _EARLY_AGGREGATE = False
+# The tile is blockIdx.x (as CUB's scans do), with no counter: this relies on the hardware
+# starting blocks in index order, which CUDA does not promise; otherwise an atomic counter.
+_TILE_FROM_BLOCK_INDEX = False
 _MAX_GRID = 2**31 - 1
 
 _HELPERS = r"""
@@ -211,6 +214,17 @@ def _io_code(items: int, vw: int, nw: int) -> tuple[str, str, str]:
     return smem, load, store
 
 
+def _tile_id() -> str:
+    if _TILE_FROM_BLOCK_INDEX:
+        return "\n    const int tile = blockIdx.x;"
+    return """
+    __shared__ int pr_tile_s;
+    if (threadIdx.x == 0)  // tiles start in order, so the look-back never waits on an unstarted one
+        pr_tile_s = atomicAdd(flags + num_tiles, 1);
+    __syncthreads();
+    const int tile = pr_tile_s;"""
+
+
 def _serial_scan(items: int) -> str:
     return f"""
     #pragma unroll
@@ -282,14 +296,9 @@ extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
 {name}(const scan_t *in, scan_t *out, int *flags, unsigned *aggregates, unsigned *inclusives,
        long long n, int num_tiles, int pr_vec)
 {{
-    __shared__ int pr_tile_s;
     __shared__ __align__(16) unsigned char pr_sraw[({nw} + 1) * sizeof(scan_t)];
     scan_t *pr_wsum = reinterpret_cast<scan_t *>(pr_sraw);  // then the tile's prefix
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;{smem}
-    if (threadIdx.x == 0)  // tiles start in order, so the look-back never waits on an unstarted one
-        pr_tile_s = atomicAdd(flags + num_tiles, 1);
-    __syncthreads();
-    const int tile = pr_tile_s;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;{smem}{_tile_id()}
     const long long pr_tile_base = (long long)tile * {tile};
     const long long pr_my = pr_tile_base + (long long)threadIdx.x * {items};
     scan_t pr_x[{items}];
