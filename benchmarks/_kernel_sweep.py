@@ -53,6 +53,7 @@ def scan_source(
     early: bool = False,
     min_blocks: int = 0,
     bid: bool = False,
+    persist: bool = False,
 ) -> str:
     """A decoupled look-back inclusive int32 scan: ``block`` threads x ``items`` per tile.
 
@@ -66,7 +67,8 @@ def scan_source(
     published (and warp 0's look-back runs) before the threads' serial scans, which the other
     warps do meanwhile. ``min_blocks``: the second ``__launch_bounds__`` argument. ``bid``: the
     tile is blockIdx.x (as CUB does), no atomic counter: relies on blocks being dispatched in
-    index order.
+    index order. ``persist``: a grid of resident blocks, each looping over tiles from the counter
+    and claiming its next tile while it works on the current one (hides the atomic's latency).
     Parameters: in, out, status (u64 per tile), flags (int per tile), aggs, incls (int per
     tile), counter, n, vec.
     """
@@ -195,14 +197,16 @@ __device__ __forceinline__ void publish(unsigned long long *, int *flags, scan_t
         thread_total = serial + f"\n    scan_t incl = x[{items - 1}];"
         late_scan = ""
     bounds = f"{block}, {min_blocks}" if min_blocks else f"{block}"
-    if bid:
+    if persist:
+        tile_id = "/*BODY*/"
+    elif bid:
         tile_id = "const int tile = blockIdx.x;"
     else:
         tile_id = """if (threadIdx.x == 0)
         s_tile = atomicAdd(counter, 1);  // tiles start in order: the look-back cannot deadlock
     __syncthreads();
     const int tile = s_tile;"""
-    return f"""{_SCAN_COMMON}{publish}
+    source = f"""{_SCAN_COMMON}{publish}
 extern "C" __global__ void __launch_bounds__({bounds})
 {name}(const scan_t *in, scan_t *out, unsigned long long *status, int *flags, scan_t *aggs,
        scan_t *incls, int *counter, long long n, int vec)
@@ -310,6 +314,25 @@ extern "C" __global__ void __launch_bounds__({bounds})
     }}
 }}
 """
+    if persist:
+        head, body = source.split("/*BODY*/")
+        body, tail = body.rsplit("}", 1)
+        source = f"""{head}
+    __shared__ int s_next[2];
+    const int num_tiles = (int)((n + {tile - 1}) / {tile});
+    if (threadIdx.x == 0)
+        s_next[0] = atomicAdd(counter, 1);
+    __syncthreads();
+    int tile = s_next[0];
+    for (int it = 1; tile < num_tiles; ++it) {{
+        if (threadIdx.x == 0)
+            s_next[it & 1] = atomicAdd(counter, 1);
+        {body}
+        __syncthreads();
+        tile = s_next[it & 1];
+    }}
+}}{tail}"""
+    return source
 
 
 # }}}
@@ -611,6 +634,11 @@ def variants() -> list[Variant]:
     scan_cfgs = [c + (False,) for c in scan_cfgs]
     scan_cfgs += [(128, 32, 1, True, 0, False, 0, True), (128, 32, 1, True, 0, True, 0, True)]
     scan_cfgs += [(128, 64, 1, True, 0, True, 0, True), (128, 16, 1, True, 0, False, 0, True)]
+    scan_cfgs = [c + (False,) for c in scan_cfgs]
+    scan_cfgs += [
+        (128, i, 1, True, 0, e, 0, False, True)
+        for i, e in ((32, False), (32, True), (64, True), (16, False))
+    ]
     # The package's own scan (python/pycuda/scan.py) under a few of its settings.
     package_scans = [(128, 128, False), (128, 128, True), (256, 64, False), (128, 192, False),
                      (128, 256, False), (128, 256, True), (64, 256, False), (256, 160, False),
@@ -626,19 +654,22 @@ def variants() -> list[Variant]:
                 params=dict(block=block, nbytes=nbytes, transpose=True, early=early, bid=bid),
             )
         )
-    for block, items, mode, packed, backoff, early, min_blocks, bid in scan_cfgs:
+    for block, items, mode, packed, backoff, early, min_blocks, bid, persist in scan_cfgs:
         name = f"scan_b{block}_i{items}_m{mode}_{'p' if packed else 'f'}"
         name += f"_sleep{backoff}" if backoff else ""
         name += "_early" if early else ""
         name += f"_min{min_blocks}" if min_blocks else ""
         name += "_bid" if bid else ""
+        name += "_persist" if persist else ""
         out.append(
             Variant(
                 "scan",
                 name,
-                scan_source(name, block, items, mode, packed, backoff, early, min_blocks, bid),
+                scan_source(
+                    name, block, items, mode, packed, backoff, early, min_blocks, bid, persist
+                ),
                 dict(block=block, items=items, mode=mode, packed=packed, backoff=backoff,
-                     early=early, min_blocks=min_blocks, bid=bid),
+                     early=early, min_blocks=min_blocks, bid=bid, persist=persist),
             )
         )  # fmt: skip
     # argmax: (block, unroll, last_block, grid fraction of a resident wave)
@@ -814,10 +845,12 @@ class Runner:
         vec = int(in_ptr % 16 == 0 and out_ptr % 16 == 0)
         drv = self.drv
 
+        grid = min(tiles, self.resident(func, p["block"])) if p.get("persist") else tiles
+
         def run():
             drv.memset_d32_async(base, 0, words, None)
             func.prepared_call(
-                (tiles, 1), (p["block"], 1, 1), in_ptr, out_ptr, status, flags, aggs, incls,
+                (grid, 1), (p["block"], 1, 1), in_ptr, out_ptr, status, flags, aggs, incls,
                 counter, np.int64(n), np.int32(vec),
             )  # fmt: skip
 
