@@ -643,17 +643,19 @@ def variants() -> list[Variant]:
     package_scans = [(128, 128, False), (128, 128, True), (256, 64, False), (128, 192, False),
                      (128, 256, False), (128, 256, True), (64, 256, False), (256, 160, False),
                      (256, 128, True)]  # fmt: skip
-    package_scans = [c + (False,) for c in package_scans]
-    package_scans += [(128, 128, False, True), (128, 256, True, True)]
-    for block, nbytes, early, bid in package_scans:
+    package_scans = [c + (False, False) for c in package_scans]
+    package_scans += [(128, 128, False, True, False), (128, 256, True, True, False)]
+    package_scans += [(128, 128, False, False, True), (128, 256, True, False, True)]
+    for block, nbytes, early, bid, persist in package_scans:
         out.append(
             Variant(
                 "scan",
                 f"pycuda scan.py b{block} {nbytes}B/t{' early' if early else ''}"
-                f"{' bid' if bid else ''}",
-                params=dict(block=block, nbytes=nbytes, transpose=True, early=early, bid=bid),
+                f"{' bid' if bid else ''}{' persistent' if persist else ''}",
+                params=dict(block=block, nbytes=nbytes, transpose=True, early=early, bid=bid,
+                            persist=persist),
             )
-        )
+        )  # fmt: skip
     for block, items, mode, packed, backoff, early, min_blocks, bid, persist in scan_cfgs:
         name = f"scan_b{block}_i{items}_m{mode}_{'p' if packed else 'f'}"
         name += f"_sleep{backoff}" if backoff else ""
@@ -895,9 +897,10 @@ class Runner:
 
         p = v.params
         names = ("SCAN_BLOCK", "_THREAD_BYTES", "_WARP_TRANSPOSE", "_EARLY_AGGREGATE",
-                 "_TILE_FROM_BLOCK_INDEX")  # fmt: skip
+                 "_TILE_FROM_BLOCK_INDEX", "_PERSISTENT")  # fmt: skip
+        keys = ("block", "nbytes", "transpose", "early", "bid", "persist")
         saved = [getattr(scan, a) for a in names]
-        for a, value in zip(names, ("block", "nbytes", "transpose", "early", "bid"), strict=True):
+        for a, value in zip(names, keys, strict=True):
             setattr(scan, a, p[value])
         try:
             k = scan.InclusiveScanKernel(np.int32, "a+b")

@@ -88,6 +88,18 @@ def test_struct_scan_compiles(nvrtc_modules):
     assert k.items == S._THREAD_BYTES // 8  # whole 16-byte loads of 8-byte structs
 
 
+@needs_nvrtc
+@pytest.mark.parametrize(
+    "option", ["_EARLY_AGGREGATE", "_TILE_FROM_BLOCK_INDEX", "_PERSISTENT", "_BACKOFF_NS"]
+)
+def test_scan_options_compile(nvrtc_modules, monkeypatch, option):
+    """The tuning options the kernel sweep measures still give kernels that compile."""
+    monkeypatch.setattr(S, option, 100 if option == "_BACKOFF_NS" else True)
+    for dtype in (np.int8, np.int32, np.float64, np.complex128):
+        S.InclusiveScanKernel(dtype, "a+b")
+        S.ExclusiveScanKernel(dtype, "a+b", neutral="0")
+
+
 def test_exclusive_needs_neutral():
     with pytest.raises(ValueError, match="neutral"):
         S.ExclusiveScanKernel(np.int32, "a+b")

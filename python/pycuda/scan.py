@@ -43,6 +43,10 @@ _EARLY_AGGREGATE = False
 # The tile is blockIdx.x (as CUB's scans do), with no counter: this relies on the hardware
 # starting blocks in index order, which CUDA does not promise; otherwise an atomic counter.
 _TILE_FROM_BLOCK_INDEX = False
+# A grid of resident blocks, each looping over tiles from the counter and claiming its next tile
+# while it works on the current one (the counter's latency off the tile's path). The smallest
+# claimed tile is always being worked on, so the look-back still cannot deadlock.
+_PERSISTENT = False
 _MAX_GRID = 2**31 - 1
 
 _HELPERS = r"""
@@ -215,6 +219,8 @@ def _io_code(items: int, vw: int, nw: int) -> tuple[str, str, str]:
 
 
 def _tile_id() -> str:
+    if _PERSISTENT:
+        return "/*PR_BODY*/"
     if _TILE_FROM_BLOCK_INDEX:
         return "\n    const int tile = blockIdx.x;"
     return """
@@ -283,7 +289,7 @@ def _source(ctype: str, itemsize: int, scan_expr: str, neutral: str | None, name
     status = _STATUS_PACKED if _packed(itemsize) else _STATUS_FENCED
     fast = f"pr_vec && pr_tile_base + {tile} <= n" if vw else "false"
     sleep = f" && (__nanosleep({_BACKOFF_NS}), true)" if _BACKOFF_NS else ""
-    return f"""{includes}#include <pycuda-complex.hpp>
+    source = f"""{includes}#include <pycuda-complex.hpp>
 {_HELPERS}
 {preamble}
 typedef {ctype} scan_t;
@@ -394,6 +400,27 @@ extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
     }}
 }}
 """
+    return _persistent(source) if _PERSISTENT else source
+
+
+def _persistent(source: str) -> str:
+    """The kernel's body (after the ``/*PR_BODY*/`` mark) as a loop over claimed tiles."""
+    head, body = source.split("/*PR_BODY*/")
+    body, tail = body.rsplit("}", 1)
+    return f"""{head}
+    __shared__ int pr_next[2];  // alternate: one is claimed while the other is being read
+    if (threadIdx.x == 0)
+        pr_next[0] = atomicAdd(flags + num_tiles, 1);
+    __syncthreads();
+    int tile = pr_next[0];
+    for (int pr_it = 1; tile < num_tiles; ++pr_it) {{
+        if (threadIdx.x == 0)
+            pr_next[pr_it & 1] = atomicAdd(flags + num_tiles, 1);
+        {body}
+        __syncthreads();  // shared memory is reused by the next tile
+        tile = pr_next[pr_it & 1];
+    }}
+}}{tail}"""
 
 
 class _ScanKernel:
@@ -424,6 +451,8 @@ class _ScanKernel:
         self.tile = self.block * self.items
         self.words = (self.dtype.itemsize + 3) // 4
         self.packed = _packed(self.dtype.itemsize)
+        self.persistent = _PERSISTENT
+        self._resident: int | None = None
         self.source = _source(
             dtype_to_ctype(self.dtype), self.dtype.itemsize, scan_expr,
             None if neutral is None else str(neutral), name, preamble, self.exclusive,
@@ -473,12 +502,27 @@ class _ScanKernel:
         driver.memset_d32_async(base, 0, zeroed // 4, stream)
         args = (in_ptr, out_ptr, base, base + flags_bytes, base + flags_bytes + values_bytes,
                 n, tiles, vec)  # fmt: skip
+        grid = min(tiles, self._resident_blocks()) if self.persistent else tiles
         if stream is None:
-            self.func.prepared_call((tiles, 1), (self.block, 1, 1), *args)
+            self.func.prepared_call((grid, 1), (self.block, 1, 1), *args)
         else:
-            self.func.prepared_async_call((tiles, 1), (self.block, 1, 1), stream, *args)
+            self.func.prepared_async_call((grid, 1), (self.block, 1, 1), stream, *args)
         self._scratch = scratch  # kept until the next call, so a pooled block is not reused early
         return output_ary
+
+    def _resident_blocks(self) -> int:
+        """Blocks of the kernel that all multiprocessors hold at once (the persistent grid)."""
+        if self._resident is None:
+            from pycuda import driver
+
+            dev = driver.Context.get_device()
+            sms = dev.get_attribute(driver.device_attribute.MULTIPROCESSOR_COUNT)
+            try:
+                per_sm = self.func.max_active_blocks_per_multiprocessor(self.block)
+            except (AttributeError, driver.Error):
+                per_sm = 0
+            self._resident = sms * max(1, per_sm)
+        return self._resident
 
     def _check(self, ary: Any, what: str) -> None:
         if not hasattr(ary, "gpudata"):
