@@ -54,6 +54,7 @@ def scan_source(
     min_blocks: int = 0,
     bid: bool = False,
     persist: bool = False,
+    prefetch: bool = False,
 ) -> str:
     """A decoupled look-back inclusive int32 scan: ``block`` threads x ``items`` per tile.
 
@@ -69,6 +70,8 @@ def scan_source(
     tile is blockIdx.x (as CUB does), no atomic counter: relies on blocks being dispatched in
     index order. ``persist``: a grid of resident blocks, each looping over tiles from the counter
     and claiming its next tile while it works on the current one (hides the atomic's latency).
+    ``prefetch`` (with ``persist`` and mode 1): the next tile's loads are issued into registers
+    right after the current tile's first barrier, so they are in flight during its look-back.
     Parameters: in, out, status (u64 per tile), flags (int per tile), aggs, incls (int per
     tile), counter, n, vec.
     """
@@ -314,9 +317,37 @@ extern "C" __global__ void __launch_bounds__({bounds})
     }}
 }}
 """
+    if prefetch:
+        assert persist and mode == 1
+        fetch = f"""
+    {{
+        const int pf_t = PF_TILE;
+        const long long pf_b = (long long)pf_t * {tile};
+        if (pf_t < num_tiles && vec && pf_b + {tile} <= n) {{
+            const uint4 *pf_w = reinterpret_cast<const uint4 *>(
+                in + pf_b + (long long)(threadIdx.x >> 5) * {32 * items});
+            #pragma unroll
+            for (int c = 0; c < {items // vw}; ++c)
+                raw[c] = pf_w[c * 32 + (threadIdx.x & 31)];
+        }}
+    }}"""
+        source = source.replace(
+            "const uint4 u = reinterpret_cast<const uint4 *>(win)[c * 32 + lane];",
+            "const uint4 u = raw[c];",
+        )
+        marker = "    __syncthreads();\n    if (warp == 0) {"
+        assert source.count(marker) == 1
+        source = source.replace(
+            marker,
+            "    __syncthreads();"
+            + fetch.replace("PF_TILE", "s_next[it & 1]")
+            + "\n    if (warp == 0) {",
+        )
     if persist:
         head, body = source.split("/*BODY*/")
         body, tail = body.rsplit("}", 1)
+        first = fetch.replace("PF_TILE", "tile") if prefetch else ""
+        raw = f"uint4 raw[{items // vw}];" if prefetch else ""
         source = f"""{head}
     __shared__ int s_next[2];
     const int num_tiles = (int)((n + {tile - 1}) / {tile});
@@ -324,6 +355,7 @@ extern "C" __global__ void __launch_bounds__({bounds})
         s_next[0] = atomicAdd(counter, 1);
     __syncthreads();
     int tile = s_next[0];
+    {raw}{first}
     for (int it = 1; tile < num_tiles; ++it) {{
         if (threadIdx.x == 0)
             s_next[it & 1] = atomicAdd(counter, 1);
@@ -639,6 +671,12 @@ def variants() -> list[Variant]:
         (128, i, 1, True, 0, e, 0, False, True)
         for i, e in ((32, False), (32, True), (64, True), (16, False))
     ]
+    scan_cfgs = [c + (False,) for c in scan_cfgs]
+    scan_cfgs += [
+        (b, i, 1, True, 0, e, 0, False, True, True)
+        for b, i, e in ((128, 16, False), (128, 24, False), (128, 32, False), (128, 32, True),
+                        (256, 16, False), (256, 24, True), (64, 32, False), (128, 48, True))
+    ]  # fmt: skip
     # The package's own scan (python/pycuda/scan.py) under a few of its settings.
     package_scans = [(128, 128, False), (128, 128, True), (256, 64, False), (128, 192, False),
                      (128, 256, False), (128, 256, True), (64, 256, False), (256, 160, False),
@@ -656,22 +694,24 @@ def variants() -> list[Variant]:
                             persist=persist),
             )
         )  # fmt: skip
-    for block, items, mode, packed, backoff, early, min_blocks, bid, persist in scan_cfgs:
+    for block, items, mode, packed, backoff, early, min_blocks, bid, persist, pf in scan_cfgs:
         name = f"scan_b{block}_i{items}_m{mode}_{'p' if packed else 'f'}"
         name += f"_sleep{backoff}" if backoff else ""
         name += "_early" if early else ""
         name += f"_min{min_blocks}" if min_blocks else ""
         name += "_bid" if bid else ""
         name += "_persist" if persist else ""
+        name += "_prefetch" if pf else ""
         out.append(
             Variant(
                 "scan",
                 name,
                 scan_source(
-                    name, block, items, mode, packed, backoff, early, min_blocks, bid, persist
+                    name, block, items, mode, packed, backoff, early, min_blocks, bid, persist, pf
                 ),
                 dict(block=block, items=items, mode=mode, packed=packed, backoff=backoff,
-                     early=early, min_blocks=min_blocks, bid=bid, persist=persist),
+                     early=early, min_blocks=min_blocks, bid=bid, persist=persist,
+                     prefetch=pf),
             )
         )  # fmt: skip
     # argmax: (block, unroll, last_block, grid fraction of a resident wave)
