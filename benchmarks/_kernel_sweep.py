@@ -681,17 +681,21 @@ def variants() -> list[Variant]:
     package_scans = [(128, 128, False), (128, 128, True), (256, 64, False), (128, 192, False),
                      (128, 256, False), (128, 256, True), (64, 256, False), (256, 160, False),
                      (256, 128, True)]  # fmt: skip
-    package_scans = [c + (False, False) for c in package_scans]
-    package_scans += [(128, 128, False, True, False), (128, 256, True, True, False)]
-    package_scans += [(128, 128, False, False, True), (128, 256, True, False, True)]
-    for block, nbytes, early, bid, persist in package_scans:
+    package_scans = [c + (False, False, False) for c in package_scans]
+    package_scans += [(128, 128, False, True, False, False), (128, 256, True, True, False, False)]
+    package_scans += [(128, 128, False, False, True, False), (128, 256, True, False, True, False)]
+    package_scans += [(b, nb, e, False, True, True) for b, nb, e in
+                      ((128, 64, False), (128, 96, False), (128, 128, False), (128, 128, True),
+                       (256, 64, False), (256, 96, True))]  # fmt: skip
+    for block, nbytes, early, bid, persist, pf in package_scans:
         out.append(
             Variant(
                 "scan",
                 f"pycuda scan.py b{block} {nbytes}B/t{' early' if early else ''}"
-                f"{' bid' if bid else ''}{' persistent' if persist else ''}",
+                f"{' bid' if bid else ''}{' persistent' if persist else ''}"
+                f"{' prefetch' if pf else ''}",
                 params=dict(block=block, nbytes=nbytes, transpose=True, early=early, bid=bid,
-                            persist=persist),
+                            persist=persist, prefetch=pf),
             )
         )  # fmt: skip
     for block, items, mode, packed, backoff, early, min_blocks, bid, persist, pf in scan_cfgs:
@@ -937,8 +941,8 @@ class Runner:
 
         p = v.params
         names = ("SCAN_BLOCK", "_THREAD_BYTES", "_WARP_TRANSPOSE", "_EARLY_AGGREGATE",
-                 "_TILE_FROM_BLOCK_INDEX", "_PERSISTENT")  # fmt: skip
-        keys = ("block", "nbytes", "transpose", "early", "bid", "persist")
+                 "_TILE_FROM_BLOCK_INDEX", "_PERSISTENT", "_PREFETCH")  # fmt: skip
+        keys = ("block", "nbytes", "transpose", "early", "bid", "persist", "prefetch")
         saved = [getattr(scan, a) for a in names]
         for a, value in zip(names, keys, strict=True):
             setattr(scan, a, p[value])

@@ -90,11 +90,14 @@ def test_struct_scan_compiles(nvrtc_modules):
 
 @needs_nvrtc
 @pytest.mark.parametrize(
-    "option", ["_EARLY_AGGREGATE", "_TILE_FROM_BLOCK_INDEX", "_PERSISTENT", "_BACKOFF_NS"]
-)
-def test_scan_options_compile(nvrtc_modules, monkeypatch, option):
+    "options",
+    ["_EARLY_AGGREGATE", "_TILE_FROM_BLOCK_INDEX", "_PERSISTENT", "_PERSISTENT _PREFETCH",
+     "_BACKOFF_NS"],
+)  # fmt: skip
+def test_scan_options_compile(nvrtc_modules, monkeypatch, options):
     """The tuning options the kernel sweep measures still give kernels that compile."""
-    monkeypatch.setattr(S, option, 100 if option == "_BACKOFF_NS" else True)
+    for option in options.split():
+        monkeypatch.setattr(S, option, 100 if option == "_BACKOFF_NS" else True)
     for dtype in (np.int8, np.int32, np.float64, np.complex128):
         S.InclusiveScanKernel(dtype, "a+b")
         S.ExclusiveScanKernel(dtype, "a+b", neutral="0")

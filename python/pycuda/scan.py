@@ -24,6 +24,7 @@ associative: the order of operands is kept everywhere, so non-commutative operat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,6 +48,9 @@ _TILE_FROM_BLOCK_INDEX = False
 # while it works on the current one (the counter's latency off the tile's path). The smallest
 # claimed tile is always being worked on, so the look-back still cannot deadlock.
 _PERSISTENT = False
+# With _PERSISTENT (and 16-byte loads): the next tile's loads go out right after the current
+# tile's first barrier, into registers, so they are in flight during its look-back.
+_PREFETCH = False
 _MAX_GRID = 2**31 - 1
 
 _HELPERS = r"""
@@ -400,19 +404,47 @@ extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
     }}
 }}
 """
-    return _persistent(source) if _PERSISTENT else source
+    if not _PERSISTENT:
+        return source
+    fetch = ""
+    if _PREFETCH and vw:
+        fetch = f"""
+    {{
+        const int pr_pf = PR_TILE;
+        const long long pr_pfb = (long long)pr_pf * {tile};
+        if (pr_pf < num_tiles && pr_vec && pr_pfb + {tile} <= n) {{
+            const uint4 *pr_pfw = reinterpret_cast<const uint4 *>(
+                in + pr_pfb + (long long)(threadIdx.x >> 5) * {32 * items});
+            #pragma unroll
+            for (int c = 0; c < {items // vw}; ++c)
+                pr_raw[c] = pr_pfw[c * 32 + (threadIdx.x & 31)];
+        }}
+    }}"""
+        source = source.replace(
+            "const uint4 pr_c = reinterpret_cast<const uint4 *>(pr_win)[c * 32 + lane];",
+            "const uint4 pr_c = pr_raw[c];",
+        )
+        source = re.sub(r"\n *const scan_t \*pr_win = [^\n]*", "", source)
+        marker = "    __syncthreads();\n    if (warp == 0) {"
+        assert source.count(marker) == 1
+        next_fetch = fetch.replace("PR_TILE", "pr_next[pr_it & 1]")
+        barrier = "    __syncthreads();"
+        source = source.replace(marker, barrier + next_fetch + marker[len(barrier) :])
+    return _persistent(source, fetch, items // vw if vw else 0)
 
 
-def _persistent(source: str) -> str:
-    """The kernel's body (after the ``/*PR_BODY*/`` mark) as a loop over claimed tiles."""
+def _persistent(source: str, fetch: str, chunks: int) -> str:
+    """The kernel's body (after the ``/*PR_BODY*/`` mark) as a loop over claimed tiles; with
+    ``fetch``, each tile's data already in ``pr_raw`` when its iteration starts."""
     head, body = source.split("/*PR_BODY*/")
     body, tail = body.rsplit("}", 1)
+    first = f"\n    uint4 pr_raw[{chunks}];" + fetch.replace("PR_TILE", "tile") if fetch else ""
     return f"""{head}
     __shared__ int pr_next[2];  // alternate: one is claimed while the other is being read
     if (threadIdx.x == 0)
         pr_next[0] = atomicAdd(flags + num_tiles, 1);
     __syncthreads();
-    int tile = pr_next[0];
+    int tile = pr_next[0];{first}
     for (int pr_it = 1; tile < num_tiles; ++pr_it) {{
         if (threadIdx.x == 0)
             pr_next[pr_it & 1] = atomicAdd(flags + num_tiles, 1);
