@@ -29,7 +29,6 @@ from pycuda._array_kernels import (
     binary_expression,
     compute_ctype,
     compute_dtype,
-    flat_items,
     flat_source,
     strided_source,
     unary_expression,
@@ -215,7 +214,7 @@ def _elementwise(out: GPUArray, inputs: Sequence[Any], expr: str, stream: Any = 
             vector_width(s, [a]) for s, a in zip(itemsizes, addresses, strict=True)
         )
         func = _kernel("flat", out.dtype, ops, expr, width)
-        _launch(func, n, flat_items(width), args, stream)
+        _launch(func, n, width, args, stream)
         return
     args += list(layout.shape)
     for s in layout.strides:
@@ -1030,7 +1029,7 @@ def _fast_binary(self: GPUArray, op: str, other: Any, reflected: bool) -> GPUArr
         width = _flat_width(out, (self,))
     else:
         return None
-    _launch(_kernel("flat", result, ops, expr, width), self.size, flat_items(width), args, None)
+    _launch(_kernel("flat", result, ops, expr, width), self.size, width, args, None)
     return out
 
 

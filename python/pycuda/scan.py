@@ -3,15 +3,15 @@ and ``ExclusiveScanKernel``.
 
 One launch, one read and one write of each element: a single-pass scan with decoupled
 look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back",
-NVIDIA 2016). Each block takes the next tile (128 threads x 128 bytes) from an atomic counter, so
-tiles start in order. Each warp loads its part of the tile with coalesced 16-byte loads and
-transposes it through shared memory so that every thread holds consecutive elements; the block
-scans them (serially within each thread, then with warp shuffles), publishes the tile's
-aggregate, and warp 0 walks back over the tiles before it, 32 at a time, combining their
-aggregates until it meets one that has published its inclusive prefix. For values of up to 4
-bytes a tile's flag and value are one 64-bit word, stored and loaded whole, so no fence is
-needed; larger values are published before their flag with a ``__threadfence`` between and read
-through L2 (``__ldcg``). The flags and the tile counter are zeroed by one memset per launch.
+NVIDIA 2016). Block b scans tile b (128 threads x 256 bytes). Each warp loads its part of the
+tile with coalesced 16-byte loads and transposes it through shared memory so that every thread
+holds consecutive elements; each thread reduces its elements, the block combines the totals
+with warp shuffles and publishes the tile's aggregate, and warp 0 walks back over the tiles
+before it, 32 at a time, combining their aggregates until it meets one that has published its
+inclusive prefix, while the other warps scan their elements. For values of up to 4 bytes a
+tile's flag and value are one 64-bit word, stored and loaded whole, so no fence is needed;
+larger values are published before their flag with a ``__threadfence`` between and read through
+L2 (``__ldcg``). The tile status is zeroed by one memset per launch.
 
 The operator (``scan_expr`` in ``a`` and ``b``, ``a`` the earlier value) need only be
 associative: the order of operands is kept everywhere, so non-commutative operators work.
@@ -24,7 +24,6 @@ associative: the order of operands is kept everywhere, so non-commutative operat
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,25 +31,11 @@ import numpy as np
 
 from pycuda.tools import dtype_to_ctype
 
-# Measured on an H200 (int32, 2^26): 128 threads x 32 elements a tile scanned at 67% of the
-# copy bandwidth, 256 x 16 at 59%, 256 x 32 at 66%; more elements per thread, fewer tiles.
+# Measured on an H200 (int32, 2^26 elements; tuned with benchmarks/_kernel_sweep.py): tiles of
+# 128 threads x 256 bytes scanned at 74% of the copy bandwidth; 128 x 128 bytes at 69%, 256 x 64
+# bytes at 60%. More elements per thread means fewer tiles and fewer look-backs.
 SCAN_BLOCK = 128
-_THREAD_BYTES = 128  # bytes of elements each thread scans
-_WARP_TRANSPOSE = True  # load each warp's segment coalesced and transpose it in shared memory
-_BACKOFF_NS = 0  # sleep between polls of predecessors that have published nothing yet
-# Each thread's total by a tree of its elements, so the tile's aggregate is published and warp
-# 0 looks back before the threads' serial scans, which the other warps do meanwhile.
-_EARLY_AGGREGATE = False
-# The tile is blockIdx.x (as CUB's scans do), with no counter: this relies on the hardware
-# starting blocks in index order, which CUDA does not promise; otherwise an atomic counter.
-_TILE_FROM_BLOCK_INDEX = False
-# A grid of resident blocks, each looping over tiles from the counter and claiming its next tile
-# while it works on the current one (the counter's latency off the tile's path). The smallest
-# claimed tile is always being worked on, so the look-back still cannot deadlock.
-_PERSISTENT = False
-# With _PERSISTENT (and 16-byte loads): the next tile's loads go out right after the current
-# tile's first barrier, into registers, so they are in flight during its look-back.
-_PREFETCH = False
+_THREAD_BYTES = 256  # bytes of elements each thread scans
 _MAX_GRID = 2**31 - 1
 
 _HELPERS = r"""
@@ -156,25 +141,13 @@ def _vector_width(itemsize: int, items: int) -> int:
 
 
 def _io_code(items: int, vw: int, nw: int) -> tuple[str, str, str]:
-    """(shared declarations, fast load, fast store) of a whole tile with 16-byte accesses."""
-    if not _WARP_TRANSPOSE:
-        load = f"""
-        #pragma unroll
-        for (int c = 0; c < {items // vw}; ++c) {{
-            const uint4 pr_c = reinterpret_cast<const uint4 *>(in + pr_my)[c];
-            memcpy(&pr_x[c * {vw}], &pr_c, 16);
-        }}"""
-        store = f"""
-        #pragma unroll
-        for (int c = 0; c < {items // vw}; ++c) {{
-            uint4 pr_c;
-            memcpy(&pr_c, &pr_x[c * {vw}], 16);
-            reinterpret_cast<uint4 *>(out + pr_my)[c] = pr_c;
-        }}"""
-        return "", load, store
-    # Each warp moves its 32 * items elements as 16-byte lane-consecutive pieces (coalesced) and
-    # transposes them in shared memory to items consecutive elements a lane; one padding
-    # element every 32 keeps the column reads of 4-byte elements free of bank conflicts.
+    """(shared declarations, fast load, fast store) of a whole tile with 16-byte accesses.
+
+    Each warp moves its 32 * items elements as 16-byte lane-consecutive pieces (coalesced) and
+    transposes them in shared memory to items consecutive elements a lane (16-byte loads of
+    each lane's own elements measured 47% against 59% this way); one padding element every 32
+    keeps the column reads of 4-byte elements free of bank conflicts.
+    """
     seg = 33 * items
     smem = f"""
     __shared__ __align__(16) unsigned char pr_traw[{nw * seg} * sizeof(scan_t)];
@@ -222,19 +195,6 @@ def _io_code(items: int, vw: int, nw: int) -> tuple[str, str, str]:
     return smem, load, store
 
 
-def _tile_id() -> str:
-    if _PERSISTENT:
-        return "/*PR_BODY*/"
-    if _TILE_FROM_BLOCK_INDEX:
-        return "\n    const int tile = blockIdx.x;"
-    return """
-    __shared__ int pr_tile_s;
-    if (threadIdx.x == 0)  // tiles start in order, so the look-back never waits on an unstarted one
-        pr_tile_s = atomicAdd(flags + num_tiles, 1);
-    __syncthreads();
-    const int tile = pr_tile_s;"""
-
-
 def _serial_scan(items: int) -> str:
     return f"""
     #pragma unroll
@@ -243,11 +203,9 @@ def _serial_scan(items: int) -> str:
 
 
 def _thread_total(items: int) -> str:
-    """Code leaving the thread's total in ``pr_incl``: with :data:`_EARLY_AGGREGATE` a tree of
-    its elements (the serial scan comes after the look-back has started), else the last of its
-    serial scan."""
-    if not _EARLY_AGGREGATE:
-        return _serial_scan(items) + f"\n    scan_t pr_incl = pr_x[{items - 1}];"
+    """Code leaving the thread's total in ``pr_incl``, by a tree of its elements: the tile's
+    aggregate is published, and warp 0 looks back, before the threads' serial scans, which the
+    other warps do meanwhile."""
     return f"""
     scan_t pr_r[{items}];
     #pragma unroll
@@ -292,8 +250,7 @@ def _source(ctype: str, itemsize: int, scan_expr: str, neutral: str | None, name
     includes += "#include <cuda_bf16.h>\n" if "bfloat16" in ctype + preamble else ""
     status = _STATUS_PACKED if _packed(itemsize) else _STATUS_FENCED
     fast = f"pr_vec && pr_tile_base + {tile} <= n" if vw else "false"
-    sleep = f" && (__nanosleep({_BACKOFF_NS}), true)" if _BACKOFF_NS else ""
-    source = f"""{includes}#include <pycuda-complex.hpp>
+    return f"""{includes}#include <pycuda-complex.hpp>
 {_HELPERS}
 {preamble}
 typedef {ctype} scan_t;
@@ -304,11 +261,15 @@ __device__ __forceinline__ scan_t pycuda_scan_op(scan_t a, scan_t b) {{
 {status}
 extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
 {name}(const scan_t *in, scan_t *out, int *flags, unsigned *aggregates, unsigned *inclusives,
-       long long n, int num_tiles, int pr_vec)
+       long long n, int pr_vec)
 {{
     __shared__ __align__(16) unsigned char pr_sraw[({nw} + 1) * sizeof(scan_t)];
     scan_t *pr_wsum = reinterpret_cast<scan_t *>(pr_sraw);  // then the tile's prefix
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;{smem}{_tile_id()}
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;{smem}
+    // The tile is the block's index, as in CUB's scans: this relies on the hardware starting
+    // blocks in index order (so every tile looked back at has started), as it does; an atomic
+    // tile counter measured 3% slower (its round trip comes before every load).
+    const int tile = blockIdx.x;
     const long long pr_tile_base = (long long)tile * {tile};
     const long long pr_my = pr_tile_base + (long long)threadIdx.x * {items};
     scan_t pr_x[{items}];
@@ -357,7 +318,7 @@ extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
                 int f;
                 do {{  // tiles before 0 read as inclusive; tile 0 always stops the walk first
                     f = j >= 0 ? pr_peek(flags, aggregates, inclusives, j, pr_v) : 2;
-                }} while (__any_sync(0xffffffffu, f == 0){sleep});
+                }} while (__any_sync(0xffffffffu, f == 0));
                 const unsigned pr_found = __ballot_sync(0xffffffffu, f == 2);
                 const int stop = pr_found ? __ffs(pr_found) - 1 : 31;  // nearest inclusive
                 // Higher lanes hold earlier tiles: lane l folds lanes l+d.. in on its left.
@@ -378,7 +339,7 @@ extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
                 pr_wsum[{nw}] = pr_run;
             }}
         }}
-    }}{_serial_scan(items) if _EARLY_AGGREGATE else ""}
+    }}{_serial_scan(items)}
     __syncthreads();
     // The thread's prefix: earlier tiles, earlier warps, earlier lanes (each may be absent).
     scan_t pr_pre = pr_lane_excl;
@@ -404,55 +365,6 @@ extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
     }}
 }}
 """
-    if not _PERSISTENT:
-        return source
-    fetch = ""
-    if _PREFETCH and vw:
-        fetch = f"""
-    {{
-        const int pr_pf = PR_TILE;
-        const long long pr_pfb = (long long)pr_pf * {tile};
-        if (pr_pf < num_tiles && pr_vec && pr_pfb + {tile} <= n) {{
-            const uint4 *pr_pfw = reinterpret_cast<const uint4 *>(
-                in + pr_pfb + (long long)(threadIdx.x >> 5) * {32 * items});
-            #pragma unroll
-            for (int c = 0; c < {items // vw}; ++c)
-                pr_raw[c] = pr_pfw[c * 32 + (threadIdx.x & 31)];
-        }}
-    }}"""
-        source = source.replace(
-            "const uint4 pr_c = reinterpret_cast<const uint4 *>(pr_win)[c * 32 + lane];",
-            "const uint4 pr_c = pr_raw[c];",
-        )
-        source = re.sub(r"\n *const scan_t \*pr_win = [^\n]*", "", source)
-        marker = "    __syncthreads();\n    if (warp == 0) {"
-        assert source.count(marker) == 1
-        next_fetch = fetch.replace("PR_TILE", "pr_next[pr_it & 1]")
-        barrier = "    __syncthreads();"
-        source = source.replace(marker, barrier + next_fetch + marker[len(barrier) :])
-    return _persistent(source, fetch, items // vw if vw else 0)
-
-
-def _persistent(source: str, fetch: str, chunks: int) -> str:
-    """The kernel's body (after the ``/*PR_BODY*/`` mark) as a loop over claimed tiles; with
-    ``fetch``, each tile's data already in ``pr_raw`` when its iteration starts."""
-    head, body = source.split("/*PR_BODY*/")
-    body, tail = body.rsplit("}", 1)
-    first = f"\n    uint4 pr_raw[{chunks}];" + fetch.replace("PR_TILE", "tile") if fetch else ""
-    return f"""{head}
-    __shared__ int pr_next[2];  // alternate: one is claimed while the other is being read
-    if (threadIdx.x == 0)
-        pr_next[0] = atomicAdd(flags + num_tiles, 1);
-    __syncthreads();
-    int tile = pr_next[0];{first}
-    for (int pr_it = 1; tile < num_tiles; ++pr_it) {{
-        if (threadIdx.x == 0)
-            pr_next[pr_it & 1] = atomicAdd(flags + num_tiles, 1);
-        {body}
-        __syncthreads();  // shared memory is reused by the next tile
-        tile = pr_next[pr_it & 1];
-    }}
-}}{tail}"""
 
 
 class _ScanKernel:
@@ -483,15 +395,13 @@ class _ScanKernel:
         self.tile = self.block * self.items
         self.words = (self.dtype.itemsize + 3) // 4
         self.packed = _packed(self.dtype.itemsize)
-        self.persistent = _PERSISTENT
-        self._resident: int | None = None
         self.source = _source(
             dtype_to_ctype(self.dtype), self.dtype.itemsize, scan_expr,
             None if neutral is None else str(neutral), name, preamble, self.exclusive,
         )  # fmt: skip
         self.module = SourceModule(self.source, options=options, no_extern_c=True)
         self.func = self.module.get_function(name)
-        self.func.prepare("PPPPPqii")
+        self.func.prepare("PPPPPqi")
 
     def __call__(
         self, input_ary: Any, output_ary: Any = None, allocator: Any = None, stream: Any = None
@@ -522,9 +432,9 @@ class _ScanKernel:
         tiles = -(-n // self.tile)
         if tiles > _MAX_GRID:
             raise ValueError(f"array of {n} elements is too large to scan in one launch")
-        # Flags (and the tile counter after them), then the aggregates and inclusive prefixes;
-        # small values pack theirs with the flags into 64-bit words, all zeroed by the memset.
-        flags_bytes = -(-(tiles + 1) * 4 // 16) * 16
+        # Flags, then the aggregates and inclusive prefixes; small values pack theirs with the
+        # flags into 64-bit words (no separate flags), all zeroed by the memset.
+        flags_bytes = 0 if self.packed else -(-tiles * 4 // 16) * 16
         values_bytes = tiles * (8 if self.packed else self.words * 4)
         scratch = allocator(flags_bytes + (1 if self.packed else 2) * values_bytes)
         base = int(scratch)
@@ -533,28 +443,13 @@ class _ScanKernel:
         zeroed = flags_bytes + (values_bytes if self.packed else 0)
         driver.memset_d32_async(base, 0, zeroed // 4, stream)
         args = (in_ptr, out_ptr, base, base + flags_bytes, base + flags_bytes + values_bytes,
-                n, tiles, vec)  # fmt: skip
-        grid = min(tiles, self._resident_blocks()) if self.persistent else tiles
+                n, vec)  # fmt: skip
         if stream is None:
-            self.func.prepared_call((grid, 1), (self.block, 1, 1), *args)
+            self.func.prepared_call((tiles, 1), (self.block, 1, 1), *args)
         else:
-            self.func.prepared_async_call((grid, 1), (self.block, 1, 1), stream, *args)
+            self.func.prepared_async_call((tiles, 1), (self.block, 1, 1), stream, *args)
         self._scratch = scratch  # kept until the next call, so a pooled block is not reused early
         return output_ary
-
-    def _resident_blocks(self) -> int:
-        """Blocks of the kernel that all multiprocessors hold at once (the persistent grid)."""
-        if self._resident is None:
-            from pycuda import driver
-
-            dev = driver.Context.get_device()
-            sms = dev.get_attribute(driver.device_attribute.MULTIPROCESSOR_COUNT)
-            try:
-                per_sm = self.func.max_active_blocks_per_multiprocessor(self.block)
-            except (AttributeError, driver.Error):
-                per_sm = 0
-            self._resident = sms * max(1, per_sm)
-        return self._resident
 
     def _check(self, ary: Any, what: str) -> None:
         if not hasattr(ary, "gpudata"):
