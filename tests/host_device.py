@@ -231,9 +231,7 @@ def install(monkeypatch: Any) -> HostDevice:
     monkeypatch.setattr(gpuarray, "_kernel", device.kernel)
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: device.allocate)
     monkeypatch.setattr(gpuarray, "_driver", device.driver_namespace())
-    monkeypatch.setattr(
-        gpuarray, "launch_config", lambda n, items=1, one_wave=None: _Config(device)
-    )
+    monkeypatch.setattr(gpuarray, "launch_config", lambda n, items=1: _Config(device))
     return device
 
 
@@ -270,6 +268,4 @@ def install_elementwise(monkeypatch: Any, device: HostDevice) -> None:
     context = SimpleNamespace(get_current=lambda: "host")
     monkeypatch.setattr(elementwise, "_module", module)
     monkeypatch.setattr(elementwise, "drv", SimpleNamespace(Context=context))
-    monkeypatch.setattr(
-        elementwise, "launch_config", lambda n, items=1, one_wave=None: _Config(device)
-    )
+    monkeypatch.setattr(elementwise, "launch_config", lambda n, items=1: _Config(device))

@@ -207,7 +207,7 @@ def recorder(monkeypatch):
     rec = _Recorder()
     monkeypatch.setattr(gpuarray, "_kernel", rec.kernel)
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: rec.allocate)
-    monkeypatch.setattr(gpuarray, "launch_config", lambda n, items=1, one_wave=None: _Config())
+    monkeypatch.setattr(gpuarray, "launch_config", lambda n, items=1: _Config())
     return rec
 
 

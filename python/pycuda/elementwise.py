@@ -18,9 +18,11 @@ The generated kernel is a grid-stride loop with a 64-bit index ``i`` over ``n`` 
 size of the first array argument, or ``range=``/``slice=``). When the operation touches each
 array only at ``[i]`` (the usual case), each thread takes trips of several elements (``i``,
 ``i + blockDim.x``, ...) with ``__restrict__`` pointers, so their loads are in flight together;
-any other operation runs one element per trip. Array arguments are indexed as flat
-memory, so every one must be contiguous, and all in the same order (C or Fortran); others are
-refused with :exc:`ValueError` rather than computed wrongly.
+any other operation runs one element per trip. The same array may be passed for several
+arguments (``z`` and ``x`` for ``x = 2*x``), but an element should then be written through one
+of them only: the order of two stores to one element through different arguments is not kept.
+Array arguments are indexed as flat memory, so every one must be contiguous, and all in the same
+order (C or Fortran); others are refused with :exc:`ValueError` rather than computed wrongly.
 """
 
 from __future__ import annotations
@@ -129,7 +131,8 @@ def _header(arguments: Sequence[Argument], preamble: str) -> str:
 
 
 # Trips of this many elements per thread (element i, i + blockDim, ...) in the plain kernel,
-# so each thread has that many loads in flight; 1 is the one-element grid-stride loop.
+# so each thread has that many loads in flight; 1 is the one-element grid-stride loop. Measured
+# on an H200 for z = a*x + b*y: 102% of the copy bandwidth with 4 (99% with 2 or 8), 85% with 1.
 _UNROLL = 4
 # An operation that could leave the trip early or that changes i keeps the one-element loop.
 _CONTROL = re.compile(r"\b(break|return|goto|__syncthreads|__syncwarp)\b")
