@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from pycuda._launch_config import LaunchConfig, grid_stride_config, splay
+from pycuda._launch_config import LaunchConfig, grid_stride_config, just_enough_config, splay
 
 
 @pytest.mark.parametrize(
@@ -45,6 +45,18 @@ def test_grid_stride_config():
     assert grid_stride_config(0, 132, 2048).blocks == 1
     assert grid_stride_config(4096, 132, 2048, items_per_thread=4).blocks == 4
     assert grid_stride_config(2**40, 132, 2048, max_grid_x=500).blocks == 500
+
+
+def test_just_enough_config():
+    assert just_enough_config(2**26, 256, 4) == LaunchConfig(2**26 // 1024, 256)
+    assert just_enough_config(1000).blocks == 4
+    assert just_enough_config(0).blocks == 1
+    assert just_enough_config(1025, 256, 4).blocks == 2
+    assert just_enough_config(2**40, max_grid_x=500).blocks == 500
+    with pytest.raises(ValueError, match="negative"):
+        just_enough_config(-1)
+    with pytest.raises(ValueError, match="positive"):
+        just_enough_config(10, items_per_thread=0)
 
 
 @pytest.mark.parametrize(

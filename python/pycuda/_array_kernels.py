@@ -217,10 +217,6 @@ def _reads(operands: Sequence[Operand], index: str) -> str:
     return " ".join(lines)
 
 
-# Packs of each operand loaded per trip of the flat kernel's wide loop (1: one pack a trip).
-FLAT_UNROLL = 1
-
-
 def flat_source(
     name: str, out_dtype: np.dtype, operands: Sequence[Operand], expression: str, width: int
 ) -> str:
@@ -251,9 +247,7 @@ def flat_kernel(
     out_t = dtype_to_ctype(out_dtype)
     params = ", ".join([f"{out_t} *z"] + [op.c_param(k) for k, op in enumerate(operands)])
     wide = ""
-    if width > 1 and FLAT_UNROLL > 1:
-        wide = _unrolled_wide(out_t, operands, expression, width, FLAT_UNROLL)
-    elif width > 1:
+    if width > 1:
         loads = " ".join(
             f"const pc_pack<{dtype_to_ctype(op.dtype)}, {width}> r{k} = "
             f"((const pc_pack<{dtype_to_ctype(op.dtype)}, {width}> *)p{k})[j];"
@@ -286,52 +280,6 @@ extern "C" __global__ void {name}({params}, long long n)
     }}
 }}
 """
-
-
-def _unrolled_wide(
-    out_t: str, operands: Sequence[Operand], expression: str, width: int, unroll: int
-) -> str:
-    """The wide part of :func:`flat_kernel` taking ``unroll`` packs of each operand per trip,
-    all loaded before any result is stored (so they are in flight together even when the output
-    is one of the inputs); then single packs, as the plain loop."""
-    arrays = [(k, dtype_to_ctype(op.dtype)) for k, op in enumerate(operands) if not op.scalar]
-    decls = " ".join(f"pc_pack<{t}, {width}> r{k}[{unroll}];" for k, t in arrays)
-    loads = " ".join(
-        f"r{k}[u] = ((const pc_pack<{t}, {width}> *)p{k})[j + u * total];" for k, t in arrays
-    )
-    one = " ".join(f"r{k}[0] = ((const pc_pack<{t}, {width}> *)p{k})[j];" for k, t in arrays)
-    return f"""
-    const long long nv = n / {width};
-    long long j = tid;
-    for (; j + {unroll - 1} * total < nv; j += {unroll} * total) {{
-        {decls}
-#pragma unroll
-        for (int u = 0; u < {unroll}; ++u) {{
-            {loads}
-        }}
-#pragma unroll
-        for (int u = 0; u < {unroll}; ++u) {{
-            pc_pack<{out_t}, {width}> rz;
-#pragma unroll
-            for (int e = 0; e < {width}; ++e) {{
-                {_reads(operands, "r{k}[u].v[e]")}
-                rz.v[e] = {expression};
-            }}
-            ((pc_pack<{out_t}, {width}> *)z)[j + u * total] = rz;
-        }}
-    }}
-    for (; j < nv; j += total) {{
-        {decls}
-        {one}
-        pc_pack<{out_t}, {width}> rz;
-#pragma unroll
-        for (int e = 0; e < {width}; ++e) {{
-            {_reads(operands, "r{k}[0].v[e]")}
-            rz.v[e] = {expression};
-        }}
-        ((pc_pack<{out_t}, {width}> *)z)[j] = rz;
-    }}
-    const long long start = nv * {width} + tid;"""
 
 
 def strided_kernel(
