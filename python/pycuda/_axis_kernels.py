@@ -99,34 +99,95 @@ _WRITE = """
                 *(acc_t *)pr_dst = pr_acc;"""
 
 
-def _thread_kernel(name: str, kept: int, red: int, first: bool) -> str:
+def _thread_kernel(name: str, kept: int, red: int, first: bool, kv: int = 1) -> str:
+    """One thread per ``kv`` neighbouring outputs (``kv`` > 1: one ``kv``-element load per
+    reduced element, the innermost kept dimension contiguous, its length a multiple of ``kv``
+    and every other stride a multiple of the load's size). blockDim.y threads share each
+    output's chunk, interleaved, and combine through shared memory."""
+    if kv > 1:
+        load = f"""const pc_pack<in_t, {kv}> pr_p =
+                        *(const pc_pack<in_t, {kv}> *)(pr_row + pr_ri);
+                    #pragma unroll
+                    for (int pr_j = 0; pr_j < {kv}; ++pr_j)
+                        pr_v[pr_j][pr_u] = pr_map(pr_p.v[pr_j], r, pr_aux, o + pr_j);"""
+    else:
+        load = f"pr_v[0][pr_u] = {_load(first)};"
     return f"""
 extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
 {{
+    __shared__ __align__(16) unsigned char pr_raw[256 * {kv} * sizeof(acc_t)];
+    acc_t *pr_smem = reinterpret_cast<acc_t *>(pr_raw);
     const long long pr_chunk = blockIdx.y;
     const long long pr_r0 = pr_chunk * pr_clen;
     const long long pr_r1 = pr_r0 + pr_clen < pr_nred ? pr_r0 + pr_clen : pr_nred;
-    for (long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x; o < pr_nout;
-         o += (long long)gridDim.x * blockDim.x) {{
+    const long long pr_ngroups = pr_nout / {kv};
+    const int pr_slot = (threadIdx.y * blockDim.x + threadIdx.x) * {kv};
+    for (long long pr_gb = (long long)blockIdx.x * blockDim.x; pr_gb < pr_ngroups;
+         pr_gb += (long long)gridDim.x * blockDim.x) {{
+        const bool pr_live = pr_gb + threadIdx.x < pr_ngroups;
+        const long long o = pr_live ? (pr_gb + threadIdx.x) * {kv} : 0;
         {_split("o", "kd", [("pr_ki", "ks"), ("pr_ko", "ko")], kept)}
         const char *pr_row = pr_in + pr_ki;
-        PR_BEGIN;
-        for (long long pr_r = pr_r0; pr_r < pr_r1; pr_r += {GROUP}) {{
-            acc_t pr_v[{GROUP}];
+        acc_t pr_acc[{kv}], pr_outer[{kv}];
+        #pragma unroll
+        for (int pr_j = 0; pr_j < {kv}; ++pr_j)
+            pr_acc[pr_j] = pr_outer[pr_j] = pr_neutral();
+        int pr_count = 0;
+        for (long long pr_r = pr_r0 + threadIdx.y; pr_live && pr_r < pr_r1;
+             pr_r += (long long){GROUP} * blockDim.y) {{
+            acc_t pr_v[{kv}][{GROUP}];
             #pragma unroll
             for (int pr_u = 0; pr_u < {GROUP}; ++pr_u) {{
-                const long long r = pr_r + pr_u;
+                const long long r = pr_r + (long long)pr_u * blockDim.y;
                 if (r < pr_r1) {{
                     {_split("r", "rd", [("pr_ri", "rs")], red)}
-                    pr_v[pr_u] = {_load(first)};
+                    {load}
                 }} else {{
-                    pr_v[pr_u] = pr_neutral();
+                    #pragma unroll
+                    for (int pr_j = 0; pr_j < {kv}; ++pr_j)
+                        pr_v[pr_j][pr_u] = pr_neutral();
                 }}
             }}
-            PR_STEP(pr_v);
+            #pragma unroll
+            for (int pr_j = 0; pr_j < {kv}; ++pr_j) {{
+                pr_tree(pr_v[pr_j]);
+                pr_acc[pr_j] = pr_op(pr_acc[pr_j], pr_v[pr_j][0]);
+            }}
+            if (++pr_count == {_FOLD_EVERY}) {{
+                #pragma unroll
+                for (int pr_j = 0; pr_j < {kv}; ++pr_j) {{
+                    pr_outer[pr_j] = pr_op(pr_outer[pr_j], pr_acc[pr_j]);
+                    pr_acc[pr_j] = pr_neutral();
+                }}
+                pr_count = 0;
+            }}
         }}
-        PR_END;
-        {{{_WRITE}
+        #pragma unroll
+        for (int pr_j = 0; pr_j < {kv}; ++pr_j)
+            pr_acc[pr_j] = pr_op(pr_outer[pr_j], pr_acc[pr_j]);
+        if (blockDim.y > 1) {{  // the same for the whole block: its barriers are safe
+            #pragma unroll
+            for (int pr_j = 0; pr_j < {kv}; ++pr_j)
+                pr_smem[pr_slot + pr_j] = pr_acc[pr_j];
+            __syncthreads();
+            if (threadIdx.y == 0)
+                for (int pr_k = 1; pr_k < (int)blockDim.y; ++pr_k)
+                    #pragma unroll
+                    for (int pr_j = 0; pr_j < {kv}; ++pr_j)
+                        pr_acc[pr_j] = pr_op(pr_acc[pr_j],
+                                             pr_smem[pr_slot + pr_k * blockDim.x * {kv} + pr_j]);
+            __syncthreads();  // pr_smem is reused by the next outputs
+        }}
+        if (pr_live && threadIdx.y == 0) {{
+            #pragma unroll
+            for (int pr_j = 0; pr_j < {kv}; ++pr_j) {{
+                const acc_t pr_a = pr_acc[pr_j];
+                char *pr_dst = pr_out + pr_ko + pr_j * ko{kept - 1} + pr_chunk * pr_cstride;
+                if (pr_last)
+                    *(res_t *)pr_dst = pr_final(pr_a, pr_div);
+                else
+                    *(acc_t *)pr_dst = pr_a;
+            }}
         }}
     }}
 }}
@@ -184,6 +245,9 @@ def _block_vector_loop(vec: int) -> str:
 
 
 def _block_kernel(name: str, kept: int, red: int, first: bool, vec: int = 0) -> str:
+    """A group of blockDim.x threads (a multiple of 32, or a block of one warp or less) per
+    output, blockDim.y outputs per block; warp shuffles, then shared memory when a group has
+    several warps."""
     loop = _block_vector_loop(vec) if vec else _block_scalar_loop(red, first)
     return f"""
 extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
@@ -191,10 +255,16 @@ extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
     __shared__ __align__(16) unsigned char pr_raw[{_MAX_WARPS} * sizeof(acc_t)];
     acc_t *pr_smem = reinterpret_cast<acc_t *>(pr_raw);
     const long long pr_chunk = blockIdx.y;
-    const long long pr_r0 = pr_chunk * pr_clen;
-    const long long pr_r1 = pr_r0 + pr_clen < pr_nred ? pr_r0 + pr_clen : pr_nred;
-    const int pr_lane = threadIdx.x & 31, pr_warp = threadIdx.x >> 5;
-    for (long long o = blockIdx.x; o < pr_nout; o += gridDim.x) {{
+    const long long pr_lo = pr_chunk * pr_clen;
+    const long long pr_hi = pr_lo + pr_clen < pr_nred ? pr_lo + pr_clen : pr_nred;
+    const int pr_tid = threadIdx.y * blockDim.x + threadIdx.x;
+    const int pr_lane = pr_tid & 31, pr_warp = pr_tid >> 5;
+    const int pr_gwarps = (blockDim.x + 31) >> 5;  // warps per output
+    for (long long pr_ob = (long long)blockIdx.x * blockDim.y; pr_ob < pr_nout;
+         pr_ob += (long long)gridDim.x * blockDim.y) {{
+        const bool pr_live = pr_ob + threadIdx.y < pr_nout;
+        const long long o = pr_live ? pr_ob + threadIdx.y : 0;
+        const long long pr_r0 = pr_lo, pr_r1 = pr_live ? pr_hi : pr_lo;
         {_split("o", "kd", [("pr_ki", "ks"), ("pr_ko", "ko")], kept)}
         const char *pr_row = pr_in + pr_ki;
         PR_BEGIN;{loop}
@@ -202,18 +272,17 @@ extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
         #pragma unroll
         for (int pr_off = 16; pr_off > 0; pr_off >>= 1)
             pr_acc = pr_op(pr_acc, pycuda_shfl_down(pr_acc, pr_off));
-        if (pr_lane == 0)
-            pr_smem[pr_warp] = pr_acc;
-        __syncthreads();
-        if (pr_warp == 0) {{
-            pr_acc = pr_lane < (int)((blockDim.x + 31) >> 5) ? pr_smem[pr_lane] : pr_neutral();
-            #pragma unroll
-            for (int pr_off = 16; pr_off > 0; pr_off >>= 1)
-                pr_acc = pr_op(pr_acc, pycuda_shfl_down(pr_acc, pr_off));
+        if (pr_gwarps > 1) {{  // the same for the whole block: its barriers are safe
+            if (pr_lane == 0)
+                pr_smem[pr_warp] = pr_acc;
+            __syncthreads();
+            if (threadIdx.x == 0)
+                for (int pr_k = 1; pr_k < pr_gwarps; ++pr_k)
+                    pr_acc = pr_op(pr_acc, pr_smem[pr_warp + pr_k]);
+            __syncthreads();  // pr_smem is reused by the next outputs
         }}
-        if (threadIdx.x == 0) {{{_WRITE}
+        if (threadIdx.x == 0 && pr_live) {{{_WRITE}
         }}
-        __syncthreads();  // pr_smem is reused by the next output
     }}
 }}
 """
@@ -285,8 +354,15 @@ def vector_width(in_itemsize: int, red: int) -> int:
     return 16 // in_itemsize if red == 1 and in_itemsize in (1, 2, 4, 8) else 0
 
 
+def thread_vector_width(in_itemsize: int) -> int:
+    """Neighbouring outputs per thread of the vector thread-kind first pass (0: none): at
+    most 4 (each holds accumulators) and 16 bytes of elements of 1, 2, 4 or 8 bytes."""
+    return min(4, 16 // in_itemsize) if in_itemsize in (1, 2, 4, 8) else 0
+
+
 def kernel_names(name: str, vec: int = 0) -> dict[tuple[str, bool], str]:
-    """{(kind, first pass): kernel name} of a module; kind "block_vec" when ``vec``."""
+    """{(kind, first pass): kernel name} of a module; kinds "block_vec" and "thread_vec" too
+    when ``vec``."""
     names = {
         (kind, first): f"{name}_{kind}{'' if first else '_part'}"
         for kind in ("thread", "block")
@@ -294,16 +370,20 @@ def kernel_names(name: str, vec: int = 0) -> dict[tuple[str, bool], str]:
     }
     if vec:
         names[("block_vec", True)] = f"{name}_block_vec"
+        names[("thread_vec", True)] = f"{name}_thread_vec"
     return names
 
 
 def reduction_source(name: str, op: ReduceOp, kept: int, red: int, vec: int = 0) -> str:
     """The module of ``op`` over ``kept`` and ``red`` merged dimensions (partial passes: 1),
-    with a vector first pass of ``vec`` elements per load when ``vec``."""
+    with the vector first passes when ``vec`` (block kind: ``vec`` elements per load, over one
+    reduced dimension; thread kind: ``thread_vector_width`` outputs per thread)."""
     parts = [_head(op)]
     for (kind, first), kname in kernel_names(name).items():
         make = _thread_kernel if kind == "thread" else _block_kernel
         parts.append(make(kname, kept, red if first else 1, first))
     if vec:
         parts.append(_block_kernel(f"{name}_block_vec", kept, 1, True, vec))
+        kv = thread_vector_width(16 // vec)
+        parts.append(_thread_kernel(f"{name}_thread_vec", kept, red, True, kv))
     return "\n".join(parts)
