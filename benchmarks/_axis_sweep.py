@@ -63,11 +63,12 @@ __device__ __forceinline__ float warp_sum(float a) {
 def rows_source(name: str, tpr: int, rpb: int, unroll: int, load: str) -> str:
     """Sums of rows (contiguous, 16-byte aligned, ``cols`` a multiple of 4): ``tpr`` threads
     per row, ``rpb`` rows per block, ``unroll`` 16-byte loads per thread per step. ``load``:
-    "ldg" (read-only path), "cs" (streaming, evict-first) or "scalar" (4-byte loads).
+    "ldg" (read-only path), "cs" (streaming, evict-first), "plain" (an ordinary load) or
+    "scalar" (4-byte loads).
     Parameters: in, out, rows, cols."""
     block = tpr * rpb
     nw = tpr // 32
-    ld = "__ldcs" if load == "cs" else "__ldg"
+    ld = {"cs": "__ldcs", "plain": "*"}.get(load, "__ldg")
     vec = 1 if load == "scalar" else 4  # "scalar": 4-byte loads, any alignment
     if vec == 4:
         load_one = f"""const float4 q = {ld}(reinterpret_cast<const float4 *>(p) + k);
@@ -123,7 +124,7 @@ extern "C" __global__ void __launch_bounds__({block})
 """
 
 
-def cols_source(name: str, lx: int, w: int, unroll: int, vec: bool) -> str:
+def cols_source(name: str, lx: int, w: int, unroll: int, vec: bool, ld: str = "__ldg") -> str:
     """Sums of columns of a (rows, cols) C array: a block of ``lx`` x ``w`` threads covers
     ``lx`` column groups (4 columns a float4 when ``vec``, else 1) and its chunk of rows
     (grid.y), its ``w`` thread rows taking interleaved rows, ``unroll`` rows at a time.
@@ -139,7 +140,7 @@ def cols_source(name: str, lx: int, w: int, unroll: int, vec: bool) -> str:
             #pragma unroll
             for (int u = 0; u < {unroll}; ++u) {{
                 const long long rr = r + (long long)u * {w};
-                v[u] = rr < r1 ? __ldg(reinterpret_cast<const float4 *>(in + rr * cols) + cg)
+                v[u] = rr < r1 ? {ld}(reinterpret_cast<const float4 *>(in + rr * cols) + cg)
                                : {zero};
             }}
             #pragma unroll
@@ -155,7 +156,7 @@ def cols_source(name: str, lx: int, w: int, unroll: int, vec: bool) -> str:
             #pragma unroll
             for (int u = 0; u < {unroll}; ++u) {{
                 const long long rr = r + (long long)u * {w};
-                v[u] = rr < r1 ? __ldg(in + rr * cols + cg) : 0.f;
+                v[u] = rr < r1 ? {ld}(in + rr * cols + cg) : 0.f;
             }}
             acc += tree(v);"""
         store = "out[(long long)blockIdx.y * cols + cg] = acc;"
@@ -224,6 +225,7 @@ def variants() -> list[Variant]:
         (32, 8, 2, "ldg"), (32, 8, 4, "cs"), (64, 4, 4, "ldg"), (128, 2, 4, "ldg"),
         (128, 1, 8, "ldg"), (256, 1, 4, "ldg"), (256, 1, 8, "ldg"), (512, 1, 4, "ldg"),
         (1024, 1, 4, "ldg"), (256, 1, 4, "cs"), (32, 8, 8, "scalar"), (256, 1, 8, "scalar"),
+        (32, 8, 8, "plain"), (32, 8, 4, "plain"), (64, 4, 8, "ldg"), (32, 4, 8, "ldg"),
     ]  # fmt: skip
     for tpr, rpb, unroll, load in row_cfgs:
         name = f"rows_t{tpr}_r{rpb}_u{unroll}" + ("" if load == "ldg" else f"_{load}")
@@ -241,6 +243,10 @@ def variants() -> list[Variant]:
     for lx, w, unroll, chunks, vec in col_cfgs:
         name = f"cols_x{lx}_w{w}_u{unroll}_c{chunks}" + ("" if vec else "_s")
         out.append(Variant(0, name, dict(lx=lx, w=w, unroll=unroll, chunks=chunks, vec=vec)))
+    for lx, w, unroll, chunks in ((32, 8, 8, 4), (32, 8, 8, 2)):  # ordinary loads
+        name = f"cols_x{lx}_w{w}_u{unroll}_c{chunks}_plain"
+        params = dict(lx=lx, w=w, unroll=unroll, chunks=chunks, vec=True, ld="*")
+        out.append(Variant(0, name, params))
     return out
 
 
@@ -254,7 +260,9 @@ def module_sources() -> dict[int, str]:
         if v.axis == 1:
             parts[1].append(rows_source(v.name, p["tpr"], p["rpb"], p["unroll"], p["load"]))
         else:
-            parts[0].append(cols_source(v.name, p["lx"], p["w"], p["unroll"], p["vec"]))
+            parts[0].append(
+                cols_source(v.name, p["lx"], p["w"], p["unroll"], p["vec"], p.get("ld", "__ldg"))
+            )
     return {axis: "\n".join(src) for axis, src in parts.items()}
 
 
