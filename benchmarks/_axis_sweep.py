@@ -17,6 +17,9 @@ neighbouring columns each, one 16-byte load; ``_s``: one column, 4-byte loads) a
 threads across rows, U rows unrolled per thread (independent loads), the rows split into C
 chunks (grid.y); C > 1 writes partials that a second kernel adds up.
 
+``_m{B}``: ``__launch_bounds__(block, B)`` (B blocks per multiprocessor, half of it), so that
+ptxas keeps every unrolled load in flight (without, it holds 32 registers and issues about 4).
+
     python benchmarks/_axis_sweep.py --json axis_sweep.json
     python benchmarks/_axis_sweep.py --compile-only     # no GPU: NVRTC-compile every source
 """
@@ -60,7 +63,14 @@ __device__ __forceinline__ float warp_sum(float a) {
 """
 
 
-def rows_source(name: str, tpr: int, rpb: int, unroll: int, load: str) -> str:
+def _bounds(block: int, minb: int) -> str:
+    """``__launch_bounds__``: with ``minb`` blocks per multiprocessor, ptxas may use up to
+    65536 / (block * minb) registers; without, it aims at 32 (a full multiprocessor) and then
+    issues only about 4 of 8 unrolled 16-byte loads before using the first."""
+    return f"__launch_bounds__({block}, {minb})" if minb else f"__launch_bounds__({block})"
+
+
+def rows_source(name: str, tpr: int, rpb: int, unroll: int, load: str, minb: int = 0) -> str:
     """Sums of rows (contiguous, 16-byte aligned, ``cols`` a multiple of 4): ``tpr`` threads
     per row, ``rpb`` rows per block, ``unroll`` 16-byte loads per thread per step. ``load``:
     "ldg" (read-only path), "cs" (streaming, evict-first), "plain" (an ordinary load) or
@@ -91,7 +101,7 @@ def rows_source(name: str, tpr: int, rpb: int, unroll: int, load: str) -> str:
     else:
         combine = ""
     return f"""
-extern "C" __global__ void __launch_bounds__({block})
+extern "C" __global__ void {_bounds(block, minb)}
 {name}(const float *in, float *out, int rows, long long cols)
 {{
     const int g = threadIdx.x / {tpr}, t = threadIdx.x % {tpr}, lane = threadIdx.x & 31;
@@ -124,7 +134,9 @@ extern "C" __global__ void __launch_bounds__({block})
 """
 
 
-def cols_source(name: str, lx: int, w: int, unroll: int, vec: bool, ld: str = "__ldg") -> str:
+def cols_source(
+    name: str, lx: int, w: int, unroll: int, vec: bool, ld: str = "__ldg", minb: int = 0
+) -> str:
     """Sums of columns of a (rows, cols) C array: a block of ``lx`` x ``w`` threads covers
     ``lx`` column groups (4 columns a float4 when ``vec``, else 1) and its chunk of rows
     (grid.y), its ``w`` thread rows taking interleaved rows, ``unroll`` rows at a time.
@@ -173,7 +185,7 @@ def cols_source(name: str, lx: int, w: int, unroll: int, vec: bool, ld: str = "_
     else:
         combine = ""
     return f"""
-extern "C" __global__ void __launch_bounds__({block})
+extern "C" __global__ void {_bounds(block, minb)}
 {name}(const float *in, float *out, int rows, long long cols, int clen)
 {{
     const long long ng = cols / {width};
@@ -247,6 +259,14 @@ def variants() -> list[Variant]:
         name = f"cols_x{lx}_w{w}_u{unroll}_c{chunks}_plain"
         params = dict(lx=lx, w=w, unroll=unroll, chunks=chunks, vec=True, ld="*")
         out.append(Variant(0, name, params))
+    # The same with registers for every load in flight: half a multiprocessor of threads.
+    for v in list(out):
+        p = v.params
+        if not p or p["unroll"] < 4 or p.get("load") == "scalar" or p.get("vec") is False:
+            continue
+        block = p["tpr"] * p["rpb"] if v.axis == 1 else p["lx"] * p["w"]
+        minb = max(1, 1024 // block)
+        out.append(Variant(v.axis, f"{v.name}_m{minb}", dict(p, minb=minb)))
     return out
 
 
@@ -258,10 +278,20 @@ def module_sources() -> dict[int, str]:
         if not p:
             continue
         if v.axis == 1:
-            parts[1].append(rows_source(v.name, p["tpr"], p["rpb"], p["unroll"], p["load"]))
+            parts[1].append(
+                rows_source(v.name, p["tpr"], p["rpb"], p["unroll"], p["load"], p.get("minb", 0))
+            )
         else:
             parts[0].append(
-                cols_source(v.name, p["lx"], p["w"], p["unroll"], p["vec"], p.get("ld", "__ldg"))
+                cols_source(
+                    v.name,
+                    p["lx"],
+                    p["w"],
+                    p["unroll"],
+                    p["vec"],
+                    p.get("ld", "__ldg"),
+                    p.get("minb", 0),
+                )  # fmt: skip
             )
     return {axis: "\n".join(src) for axis, src in parts.items()}
 
