@@ -80,11 +80,13 @@ def rows_source(name: str, tpr: int, rpb: int, unroll: int, load: str, minb: int
     nw = tpr // 32
     ld = {"cs": "__ldcs", "plain": "*"}.get(load, "__ldg")
     vec = 1 if load == "scalar" else 4  # "scalar": 4-byte loads, any alignment
+    t = "float4" if vec == 4 else "float"
     if vec == 4:
-        load_one = f"""const float4 q = {ld}(reinterpret_cast<const float4 *>(p) + k);
-                    v[u] = (q.x + q.y) + (q.z + q.w);"""
+        fetch = f"{ld}(reinterpret_cast<const float4 *>(p) + k)"
+        use = "(q[u].x + q[u].y) + (q[u].z + q[u].w)"
     else:
-        load_one = f"v[u] = {ld}(p + k);"
+        fetch = f"{ld}(p + k)"
+        use = "q[u]"
     if nw > 1:
         combine = f"""
     __shared__ float s_part[{block // 32}];
@@ -112,16 +114,26 @@ extern "C" __global__ void {_bounds(block, minb)}
         const float *p = in + row * cols;
         const long long nv = cols / {vec};
         for (long long c = t; c < nv; c += {tpr * unroll}) {{
-            float v[{unroll}];
-            #pragma unroll
-            for (int u = 0; u < {unroll}; ++u) {{
-                const long long k = c + (long long)u * {tpr};
-                if (k < nv) {{
-                    {load_one}
-                }} else {{
-                    v[u] = 0.f;
+            {t} q[{unroll}];
+            const bool full = c + {(unroll - 1) * tpr} < nv;
+            if (full) {{  // every load issued before the first is used
+                #pragma unroll
+                for (int u = 0; u < {unroll}; ++u) {{
+                    const long long k = c + (long long)u * {tpr};
+                    q[u] = {fetch};
+                }}
+            }} else {{
+                #pragma unroll
+                for (int u = 0; u < {unroll}; ++u) {{
+                    const long long k = c + (long long)u * {tpr};
+                    if (k < nv)
+                        q[u] = {fetch};
                 }}
             }}
+            float v[{unroll}];
+            #pragma unroll
+            for (int u = 0; u < {unroll}; ++u)
+                v[u] = full || c + (long long)u * {tpr} < nv ? {use} : 0.f;
             acc += tree(v);
         }}
         for (long long k = nv * {vec} + t; k < cols; k += {tpr})
