@@ -907,7 +907,7 @@ def test_gpu_few_long_rows_scan(ctx):
 _HOST_STUBS = r"""
 #include <cstring>
 #include <cmath>
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __shfl_down_sync(m, v, d) (v)
 #define __shfl_up_sync(m, v, d) (v)
 static inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
@@ -938,7 +938,7 @@ def host_kernels(monkeypatch):
         # Both kinds take the same parameters and compute the same values.
         funcs = {("thread", True): func, ("block", True): func}
         if vec:  # the vector thread kind: several neighbouring outputs per thread
-            kv = K.thread_vector_width(16 // vec)
+            kv = min(4, vec)
             kernel = K._thread_kernel("ktv", kept, red, True, kv)
             funcs[("thread_vec", True)] = device.compile(source + kernel, "ktv",
                                                          K.arg_format(kept, red))  # fmt: skip

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from pycuda._array_kernels import HELPERS as _ARRAY_HELPERS
 from pycuda._axis_plan import GROUP
+from pycuda._c_types import ctype_to_dtype
 from pycuda.reduction import _HELPERS as _REDUCTION_HELPERS
 
 _FOLD_EVERY = 16
@@ -99,21 +100,40 @@ _WRITE = """
                 *(acc_t *)pr_dst = pr_acc;"""
 
 
-def _thread_kernel(name: str, kept: int, red: int, first: bool, kv: int = 1) -> str:
+def min_blocks(op: ReduceOp) -> int:
+    """The blocks per multiprocessor that the kernels' ``__launch_bounds__`` promise: ptxas
+    then holds 65536 / (256 * that) registers, and issues every load of a step before using
+    the first; it aims at 32 registers without, and issued two 16-byte loads at a time. 4 for
+    accumulators and elements of 4 bytes, fewer for wider accumulators, narrower elements (more
+    of them per load) and var's means, which would spill."""
+    if op.acc_ctype.startswith("pycuda_arg_pair"):
+        return 1
+    acc = ctype_to_dtype(op.acc_ctype).itemsize
+    if acc <= 4 and op.aux_ctype == "char" and ctype_to_dtype(op.in_ctype).itemsize >= 4:
+        return 4
+    return 2 if acc <= 8 else 1
+
+
+def _thread_kernel(name: str, kept: int, red: int, first: bool, kv: int = 1, minb: int = 4) -> str:
     """One thread per ``kv`` neighbouring outputs (``kv`` > 1: one ``kv``-element load per
     reduced element, the innermost kept dimension contiguous, its length a multiple of ``kv``
     and every other stride a multiple of the load's size). blockDim.y threads share each
-    output's chunk, interleaved, and combine through shared memory."""
-    if kv > 1:
-        load = f"""const pc_pack<in_t, {kv}> pr_p =
-                        *(const pc_pack<in_t, {kv}> *)(pr_row + pr_ri);
-                    #pragma unroll
-                    for (int pr_j = 0; pr_j < {kv}; ++pr_j)
-                        pr_v[pr_j][pr_u] = pr_map(pr_p.v[pr_j], r, pr_aux, o + pr_j);"""
+    output's chunk, interleaved, and combine through shared memory. A whole step in range
+    issues its GROUP loads unguarded, before using any."""
+    raw = f"pc_pack<in_t, {kv}>" if first else "acc_t"
+    if first:
+        value = "pr_map(pr_p[pr_u].v[pr_j], r, pr_aux, o + pr_j)"
     else:
-        load = f"pr_v[0][pr_u] = {_load(first)};"
+        value = "pr_p[pr_u]"
+    fetch = f"""{{
+                    const long long r = pr_r + (long long)pr_u * blockDim.y;
+                    {_split("r", "rd", [("pr_ri", "rs")], red)}
+                    pr_p[pr_u] = *(const pr_raw_t *)(pr_row + pr_ri);
+                }}"""
+    skip = "\n                    if (r >= pr_r1)\n                        continue;"
+    guarded = fetch.replace("blockDim.y;", "blockDim.y;" + skip, 1)
     return f"""
-extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
+extern "C" __global__ void __launch_bounds__(256, {minb}) {name}({_params(kept, red)})
 {{
     __shared__ __align__(16) unsigned char pr_raw[256 * {kv} * sizeof(acc_t)];
     acc_t *pr_smem = reinterpret_cast<acc_t *>(pr_raw);
@@ -133,20 +153,26 @@ extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
         for (int pr_j = 0; pr_j < {kv}; ++pr_j)
             pr_acc[pr_j] = pr_outer[pr_j] = pr_neutral();
         int pr_count = 0;
+        typedef {raw} pr_raw_t;
         for (long long pr_r = pr_r0 + threadIdx.y; pr_live && pr_r < pr_r1;
              pr_r += (long long){GROUP} * blockDim.y) {{
+            pr_raw_t pr_p[{GROUP}];
+            const bool pr_full = pr_r + (long long)({GROUP} - 1) * blockDim.y < pr_r1;
+            if (pr_full) {{
+                #pragma unroll
+                for (int pr_u = 0; pr_u < {GROUP}; ++pr_u) {fetch}
+            }} else {{
+                #pragma unroll
+                for (int pr_u = 0; pr_u < {GROUP}; ++pr_u) {guarded}
+            }}
             acc_t pr_v[{kv}][{GROUP}];
             #pragma unroll
             for (int pr_u = 0; pr_u < {GROUP}; ++pr_u) {{
                 const long long r = pr_r + (long long)pr_u * blockDim.y;
-                if (r < pr_r1) {{
-                    {_split("r", "rd", [("pr_ri", "rs")], red)}
-                    {load}
-                }} else {{
-                    #pragma unroll
-                    for (int pr_j = 0; pr_j < {kv}; ++pr_j)
-                        pr_v[pr_j][pr_u] = pr_neutral();
-                }}
+                (void)r;
+                #pragma unroll
+                for (int pr_j = 0; pr_j < {kv}; ++pr_j)
+                    pr_v[pr_j][pr_u] = pr_full || r < pr_r1 ? {value} : pr_neutral();
             }}
             #pragma unroll
             for (int pr_j = 0; pr_j < {kv}; ++pr_j) {{
@@ -195,19 +221,25 @@ extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
 
 
 def _block_scalar_loop(red: int, first: bool) -> str:
+    """Steps of GROUP loads a block's width apart; a whole step in range loads unguarded (so
+    every load is issued before the first is used)."""
+    one = f"""{{
+                    const long long r = pr_r + (long long)pr_u * blockDim.x;
+                    {_split("r", "rd", [("pr_ri", "rs")], red)}
+                    pr_v[pr_u] = {_load(first)};
+                }}"""
+    load = f"pr_v[pr_u] = {_load(first)};"
+    guarded = one.replace(load, f"pr_v[pr_u] = r < pr_r1 ? {_load(first)} : pr_neutral();")
     return f"""
         for (long long pr_r = pr_r0 + threadIdx.x; pr_r < pr_r1;
              pr_r += (long long)blockDim.x * {GROUP}) {{
             acc_t pr_v[{GROUP}];
-            #pragma unroll
-            for (int pr_u = 0; pr_u < {GROUP}; ++pr_u) {{
-                const long long r = pr_r + (long long)pr_u * blockDim.x;
-                if (r < pr_r1) {{
-                    {_split("r", "rd", [("pr_ri", "rs")], red)}
-                    pr_v[pr_u] = {_load(first)};
-                }} else {{
-                    pr_v[pr_u] = pr_neutral();
-                }}
+            if (pr_r + (long long)({GROUP} - 1) * blockDim.x < pr_r1) {{
+                #pragma unroll
+                for (int pr_u = 0; pr_u < {GROUP}; ++pr_u) {one}
+            }} else {{
+                #pragma unroll
+                for (int pr_u = 0; pr_u < {GROUP}; ++pr_u) {guarded}
             }}
             PR_STEP(pr_v);
         }}"""
@@ -215,23 +247,36 @@ def _block_scalar_loop(red: int, first: bool) -> str:
 
 def _block_vector_loop(vec: int) -> str:
     """The first pass over one contiguous row in 16-byte loads of ``vec`` elements (the row
-    start and the chunk start aligned to 16 bytes), then the last elements one by one."""
+    start and the chunk start aligned to 16 bytes), then the last elements one by one. A whole
+    step in range issues its GROUP loads unguarded, before using any."""
     return f"""
         typedef pc_pack<in_t, {vec}> pr_pack_t;
         const pr_pack_t *pr_packs = reinterpret_cast<const pr_pack_t *>(pr_row);
         const long long pr_c1 = pr_r1 / {vec};
         for (long long pr_c = pr_r0 / {vec} + threadIdx.x; pr_c < pr_c1;
              pr_c += (long long)blockDim.x * {GROUP}) {{
+            pr_pack_t pr_p[{GROUP}];
+            const pr_pack_t *pr_q = pr_packs + pr_c;
+            const bool pr_full = pr_c + (long long)({GROUP} - 1) * blockDim.x < pr_c1;
+            if (pr_full) {{
+                #pragma unroll
+                for (int pr_u = 0; pr_u < {GROUP}; ++pr_u, pr_q += blockDim.x)
+                    pr_p[pr_u] = *pr_q;
+            }} else {{
+                #pragma unroll
+                for (int pr_u = 0; pr_u < {GROUP}; ++pr_u, pr_q += blockDim.x)
+                    if (pr_c + (long long)pr_u * blockDim.x < pr_c1)
+                        pr_p[pr_u] = *pr_q;
+            }}
             acc_t pr_v[{GROUP}];
             #pragma unroll
             for (int pr_u = 0; pr_u < {GROUP}; ++pr_u) {{
                 const long long c = pr_c + (long long)pr_u * blockDim.x;
-                if (c < pr_c1) {{
-                    const pr_pack_t pr_p = pr_packs[c];
+                if (pr_full || c < pr_c1) {{
                     acc_t pr_w[{vec}];
                     #pragma unroll
                     for (int pr_j = 0; pr_j < {vec}; ++pr_j)
-                        pr_w[pr_j] = pr_map(pr_p.v[pr_j], c * {vec} + pr_j, pr_aux, o);
+                        pr_w[pr_j] = pr_map(pr_p[pr_u].v[pr_j], c * {vec} + pr_j, pr_aux, o);
                     pr_tree(pr_w);
                     pr_v[pr_u] = pr_w[0];
                 }} else {{
@@ -244,13 +289,13 @@ def _block_vector_loop(vec: int) -> str:
             pr_acc = pr_op(pr_acc, pr_map(*(const in_t *)(pr_row + r * rs0), r, pr_aux, o));"""
 
 
-def _block_kernel(name: str, kept: int, red: int, first: bool, vec: int = 0) -> str:
+def _block_kernel(name: str, kept: int, red: int, first: bool, vec: int = 0, minb: int = 4) -> str:
     """A group of blockDim.x threads (a multiple of 32, or a block of one warp or less) per
     output, blockDim.y outputs per block; warp shuffles, then shared memory when a group has
     several warps."""
     loop = _block_vector_loop(vec) if vec else _block_scalar_loop(red, first)
     return f"""
-extern "C" __global__ void __launch_bounds__(256) {name}({_params(kept, red)})
+extern "C" __global__ void __launch_bounds__(256, {minb}) {name}({_params(kept, red)})
 {{
     __shared__ __align__(16) unsigned char pr_raw[{_MAX_WARPS} * sizeof(acc_t)];
     acc_t *pr_smem = reinterpret_cast<acc_t *>(pr_raw);
@@ -349,9 +394,10 @@ __device__ __forceinline__ void pr_tree(acc_t (&v)[N]) {{
 
 
 def vector_width(in_itemsize: int, red: int) -> int:
-    """Elements per 16-byte load of the vector first pass (0: the module has none): only
-    over one reduced dimension, of elements of 1, 2, 4 or 8 bytes."""
-    return 16 // in_itemsize if red == 1 and in_itemsize in (1, 2, 4, 8) else 0
+    """Elements per load (of 16 bytes, 8 for bytes: each element's accumulator takes registers)
+    of the vector first pass (0: the module has none): only over one reduced dimension, of
+    elements of 1, 2, 4 or 8 bytes."""
+    return min(8, 16 // in_itemsize) if red == 1 and in_itemsize in (1, 2, 4, 8) else 0
 
 
 def thread_vector_width(in_itemsize: int) -> int:
@@ -379,11 +425,14 @@ def reduction_source(name: str, op: ReduceOp, kept: int, red: int, vec: int = 0)
     with the vector first passes when ``vec`` (block kind: ``vec`` elements per load, over one
     reduced dimension; thread kind: ``thread_vector_width`` outputs per thread)."""
     parts = [_head(op)]
+    minb = min_blocks(op)
     for (kind, first), kname in kernel_names(name).items():
-        make = _thread_kernel if kind == "thread" else _block_kernel
-        parts.append(make(kname, kept, red if first else 1, first))
+        if kind == "thread":
+            parts.append(_thread_kernel(kname, kept, red if first else 1, first, 1, minb))
+        else:
+            parts.append(_block_kernel(kname, kept, red if first else 1, first, 0, minb))
     if vec:
-        parts.append(_block_kernel(f"{name}_block_vec", kept, 1, True, vec))
-        kv = thread_vector_width(16 // vec)
-        parts.append(_thread_kernel(f"{name}_thread_vec", kept, red, True, kv))
+        parts.append(_block_kernel(f"{name}_block_vec", kept, 1, True, vec, minb))
+        kv = min(4, vec)  # thread_vector_width of the same elements
+        parts.append(_thread_kernel(f"{name}_thread_vec", kept, red, True, kv, minb))
     return "\n".join(parts)
