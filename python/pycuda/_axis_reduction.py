@@ -101,6 +101,7 @@ def _pair(ctype_dtype: np.dtype) -> np.dtype:
     return np.dtype([("v", ctype_dtype), ("i", np.int64)], align=True)
 
 
+@functools.lru_cache(maxsize=256)  # a call per reduction: its host time counts
 def reduce_op(
     name: str, in_dtype: np.dtype, res: np.dtype, dtype: Any = None
 ) -> tuple[ReduceOp, np.dtype]:
@@ -331,6 +332,11 @@ def _warn_empty(name: str, n_red: int, ddof: int) -> None:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
 
 
+@functools.lru_cache(maxsize=64)
+def _reducible(dtype: np.dtype) -> bool:
+    return dtype.kind in "biufc" and dtype.name != "bfloat16"
+
+
 def reduce(  # noqa: A001 - NumPy's name for what this does
     name: str,
     a: Any,
@@ -347,7 +353,7 @@ def reduce(  # noqa: A001 - NumPy's name for what this does
 
     if not isinstance(a, GPUArray):
         raise TypeError(f"{name}: a must be a GPUArray, got {type(a).__name__}")
-    if a.dtype.kind not in "biufc" or a.dtype.name == "bfloat16":
+    if not _reducible(a.dtype):
         raise TypeError(
             f"{name} along axes takes bool, integer, float16/32/64 or complex arrays, not "
             f"{a.dtype} (convert first, e.g. a.astype(numpy.float32))"
