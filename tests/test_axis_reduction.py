@@ -97,7 +97,7 @@ def test_launch_choices_for_the_benchmark_shapes():
     wave = 132 * 8  # an H100: 132 multiprocessors of 8 blocks of 256 threads
     rows = P.axis_layout((4096, 16384), (65536, 4), (1,), (4,))
     launch = P.choose_launch(rows, 4, wave)
-    assert launch.kind == "block" and launch.chunks == 1
+    assert launch.kind == "block" and launch.chunks == 1 and launch.block == 256
     assert launch.block % 32 == 0 and launch.block * launch.rows <= 256
     assert launch.grid[0] * launch.rows >= 4096  # every row has its group of threads
     cols = P.axis_layout((4096, 16384), (65536, 4), (0,), (4,))
@@ -112,6 +112,9 @@ def test_launch_choices_for_the_benchmark_shapes():
     assert nxt.red_shape == (launch.chunks,) and nxt.kept_out == cols.kept_out
     assert P.choose_launch(nxt, 4, wave).chunks == 1  # the second pass finishes
     assert P.choose_launch(cols, 4, wave).vec == 1  # scalar loads unless the caller allows
+    big = P.choose_launch(cols, 4, wave, vec=4, max_threads=1024)  # blocks of 1024: one pass
+    assert big.kind == "thread" and big.chunks == 1 and big.block * big.rows == 1024
+    assert big.chunk_len // big.rows <= 1024
     whole = P.axis_layout((1 << 26,), (4,), (0,), ())
     launch = P.choose_launch(whole, 4, wave)
     assert launch.kind == "block" and launch.block == 256 and launch.chunks > wave // 8
@@ -135,11 +138,12 @@ def test_launches_cover_every_element(n_out, n_red):
     wave = 132 * 8
     for kept_in, red_in in (((4 * n_red,), (4,)), ((4,), (4 * n_out,))):
         lay = AxisLayoutFor(n_out, n_red, kept_in, red_in)
-        for vec in (1, 4):
+        for vec, most in ((1, 256), (4, 256), (4, 1024)):
             if n_out % vec:
                 continue
-            launch = P.choose_launch(lay, 4, wave, vec)
-            assert launch.block * launch.rows <= 256 and launch.rows >= 1
+            launch = P.choose_launch(lay, 4, wave, vec, most)
+            assert launch.block * launch.rows <= most and launch.rows >= 1
+            assert launch.rows & (launch.rows - 1) == 0  # a power of two
             assert launch.chunks * launch.chunk_len >= n_red
             assert (launch.chunks - 1) * launch.chunk_len < max(n_red, 1)
             if launch.kind == "block":
@@ -945,7 +949,7 @@ def host_kernels(monkeypatch):
             device.vector_launches.append(funcs[("thread_vec", True)])
         return funcs
 
-    def one_chunk(layout, itemsize, wave, vec=1):
+    def one_chunk(layout, itemsize, wave, vec=1, max_threads=256):
         return P.Launch("thread", 32, (1, 1), 1, layout.n_red, 1, vec)
 
     def scan_module(in_dtype, res, acc, name, kept):
@@ -1026,7 +1030,7 @@ def host_block_kernels(monkeypatch):
         launched.append(funcs)
         return funcs
 
-    def one_chunk(layout, itemsize, wave, vec=1):
+    def one_chunk(layout, itemsize, wave, vec=1, max_threads=256):
         return P.Launch("block", 32, (1, 1), 1, layout.n_red)
 
     monkeypatch.setattr(R, "_module", module)

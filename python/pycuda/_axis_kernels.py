@@ -24,6 +24,7 @@ sums stay within a few ulps). A pass that is the last (``pr_last``) writes ``pr_
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from pycuda._array_kernels import HELPERS as _ARRAY_HELPERS
@@ -100,6 +101,7 @@ _WRITE = """
                 *(acc_t *)pr_dst = pr_acc;"""
 
 
+@functools.lru_cache(maxsize=256)  # run_passes asks once per reduction
 def min_blocks(op: ReduceOp) -> int:
     """The blocks per multiprocessor that the kernels' ``__launch_bounds__`` promise: ptxas
     then holds 65536 / (256 * that) registers, and issues every load of a step before using
@@ -114,12 +116,22 @@ def min_blocks(op: ReduceOp) -> int:
     return 2 if acc <= 8 else 1
 
 
-def _thread_kernel(name: str, kept: int, red: int, first: bool, kv: int = 1, minb: int = 4) -> str:
+@functools.lru_cache(maxsize=256)
+def vector_threads(op: ReduceOp) -> int:
+    """The most threads of a block of the vector thread-kind first pass: 1024 where 64
+    registers serve (see min_blocks), else 256."""
+    return 1024 if min_blocks(op) == 4 else 256
+
+
+def _thread_kernel(
+    name: str, kept: int, red: int, first: bool, kv: int = 1, minb: int = 4, threads: int = 256
+) -> str:
     """One thread per ``kv`` neighbouring outputs (``kv`` > 1: one ``kv``-element load per
     reduced element, the innermost kept dimension contiguous, its length a multiple of ``kv``
     and every other stride a multiple of the load's size). blockDim.y threads share each
-    output's chunk, interleaved, and combine through shared memory. A whole step in range
-    issues its GROUP loads unguarded, before using any."""
+    output's chunk, interleaved, and combine through shared memory as a tree. A whole step in
+    range issues its GROUP loads unguarded, before using any. Blocks of up to ``threads``."""
+    bounds = f"{threads}, {max(1, minb * 256 // threads)}"
     raw = f"pc_pack<in_t, {kv}>" if first else "acc_t"
     if first:
         value = "pr_map(pr_p[pr_u].v[pr_j], r, pr_aux, o + pr_j)"
@@ -133,9 +145,9 @@ def _thread_kernel(name: str, kept: int, red: int, first: bool, kv: int = 1, min
     skip = "\n                    if (r >= pr_r1)\n                        continue;"
     guarded = fetch.replace("blockDim.y;", "blockDim.y;" + skip, 1)
     return f"""
-extern "C" __global__ void __launch_bounds__(256, {minb}) {name}({_params(kept, red)})
+extern "C" __global__ void __launch_bounds__({bounds}) {name}({_params(kept, red)})
 {{
-    __shared__ __align__(16) unsigned char pr_raw[256 * {kv} * sizeof(acc_t)];
+    __shared__ __align__(16) unsigned char pr_raw[{threads} * {kv} * sizeof(acc_t)];
     acc_t *pr_smem = reinterpret_cast<acc_t *>(pr_raw);
     const long long pr_chunk = blockIdx.y;
     const long long pr_r0 = pr_chunk * pr_clen;
@@ -196,12 +208,19 @@ extern "C" __global__ void __launch_bounds__(256, {minb}) {name}({_params(kept, 
             for (int pr_j = 0; pr_j < {kv}; ++pr_j)
                 pr_smem[pr_slot + pr_j] = pr_acc[pr_j];
             __syncthreads();
-            if (threadIdx.y == 0)
-                for (int pr_k = 1; pr_k < (int)blockDim.y; ++pr_k)
+            for (int pr_s = 1; pr_s < (int)blockDim.y; pr_s *= 2) {{  // a tree, for accuracy
+                if ((threadIdx.y & (2 * pr_s - 1)) == 0 && threadIdx.y + pr_s < blockDim.y) {{
                     #pragma unroll
                     for (int pr_j = 0; pr_j < {kv}; ++pr_j)
-                        pr_acc[pr_j] = pr_op(pr_acc[pr_j],
-                                             pr_smem[pr_slot + pr_k * blockDim.x * {kv} + pr_j]);
+                        pr_smem[pr_slot + pr_j] = pr_op(
+                            pr_smem[pr_slot + pr_j],
+                            pr_smem[pr_slot + pr_s * blockDim.x * {kv} + pr_j]);
+                }}
+                __syncthreads();
+            }}
+            #pragma unroll
+            for (int pr_j = 0; pr_j < {kv}; ++pr_j)
+                pr_acc[pr_j] = pr_smem[pr_slot + pr_j];
             __syncthreads();  // pr_smem is reused by the next outputs
         }}
         if (pr_live && threadIdx.y == 0) {{
@@ -434,5 +453,6 @@ def reduction_source(name: str, op: ReduceOp, kept: int, red: int, vec: int = 0)
     if vec:
         parts.append(_block_kernel(f"{name}_block_vec", kept, 1, True, vec, minb))
         kv = min(4, vec)  # thread_vector_width of the same elements
-        parts.append(_thread_kernel(f"{name}_thread_vec", kept, red, True, kv, minb))
+        threads = vector_threads(op)
+        parts.append(_thread_kernel(f"{name}_thread_vec", kept, red, True, kv, minb, threads))
     return "\n".join(parts)

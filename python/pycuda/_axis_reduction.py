@@ -30,6 +30,7 @@ from pycuda._axis_kernels import (
     kernel_names,
     reduction_source,
     thread_vector_width,
+    vector_threads,
     vector_width,
 )
 from pycuda._axis_plan import (
@@ -246,16 +247,16 @@ class _Pass:
 
 @functools.lru_cache(maxsize=1024)
 def _plan(
-    layout: AxisLayout, in_itemsize: int, acc_size: int, in_align: int, wave: int
+    layout: AxisLayout, in_itemsize: int, acc_size: int, in_align: int, wave: int, threads: int
 ) -> tuple[tuple[_Pass, ...], int]:
     """The passes of a reduction over ``layout`` of an input at an address ``in_align`` modulo
     16 (cached: planning costs host time, paid once per layout), and the vector width of the
-    module they use."""
+    module they use; ``threads``: the most of a block of the vector thread-kind kernel."""
     vec = vector_width(in_itemsize, len(layout.red_shape))
     kv = _thread_vec(layout, in_align, in_itemsize, vec) if acc_size <= 8 else 1
     passes, first, itemsize, align = [], True, in_itemsize, in_align
     while True:
-        launch = choose_launch(layout, itemsize, wave, kv if first else 1)
+        launch = choose_launch(layout, itemsize, wave, kv if first else 1, threads)
         kind = launch.kind
         if first and kind == "block" and _vector_ok(layout, launch, align, in_itemsize, vec):
             kind = "block_vec"
@@ -284,7 +285,8 @@ def run_passes(
 ) -> None:
     """Reduce ``layout`` (input at ``in_ptr``) into ``out_ptr``: one pass, or a split pass and
     passes over its partials."""
-    passes, vec = _plan(layout, in_itemsize, acc_size, in_ptr % 16, _wave())
+    threads = vector_threads(op)
+    passes, vec = _plan(layout, in_itemsize, acc_size, in_ptr % 16, _wave(), threads)
     funcs = _module(op, len(layout.kept_shape), len(layout.red_shape), vec)
     keep = []  # the partials stay allocated until every pass is queued
     for p in passes:
