@@ -98,18 +98,26 @@ def test_launch_choices_for_the_benchmark_shapes():
     rows = P.axis_layout((4096, 16384), (65536, 4), (1,), (4,))
     launch = P.choose_launch(rows, 4, wave)
     assert launch.kind == "block" and launch.chunks == 1 and launch.block == 256
+    assert launch.block % 32 == 0 and launch.block * launch.rows <= 256
+    assert launch.grid[0] * launch.rows >= 4096  # every row has its group of threads
     cols = P.axis_layout((4096, 16384), (65536, 4), (0,), (4,))
-    launch = P.choose_launch(cols, 4, wave)
-    assert launch.kind == "thread" and launch.block == 256
-    assert launch.grid[0] * launch.chunks >= 4 * wave * 0.9  # about four waves of blocks
-    assert launch.chunk_len * launch.chunks >= 4096 and launch.chunk_len <= 1024
+    launch = P.choose_launch(cols, 4, wave, vec=4)
+    assert launch.kind == "thread" and launch.vec == 4
+    assert launch.block * launch.rows <= 256 and launch.grid[0] * launch.block * 4 >= 16384
+    threads = launch.grid[0] * launch.chunks * launch.block * launch.rows
+    assert wave * 256 // 8 <= threads <= wave * 256  # enough loads in flight, few partials
+    assert launch.chunk_len * launch.chunks >= 4096 and launch.chunk_len // launch.rows <= 1024
     part_out, cstride, nxt = P.partial_layouts(cols, launch, 4)
     assert part_out == (4,) and cstride == 16384 * 4
     assert nxt.red_shape == (launch.chunks,) and nxt.kept_out == cols.kept_out
     assert P.choose_launch(nxt, 4, wave).chunks == 1  # the second pass finishes
+    assert P.choose_launch(cols, 4, wave).vec == 1  # scalar loads unless the caller allows
+    big = P.choose_launch(cols, 4, wave, vec=4, max_threads=1024)  # blocks of 1024: one pass
+    assert big.kind == "thread" and big.chunks == 1 and big.block * big.rows == 1024
+    assert big.chunk_len // big.rows <= 1024
     whole = P.axis_layout((1 << 26,), (4,), (0,), ())
     launch = P.choose_launch(whole, 4, wave)
-    assert launch.kind == "block" and launch.chunks > wave
+    assert launch.kind == "block" and launch.block == 256 and launch.chunks > wave // 8
     _, _, nxt = P.partial_layouts(whole, launch, 4)
     assert P.choose_launch(nxt, 4, wave).chunks == 1
 
@@ -117,8 +125,39 @@ def test_launch_choices_for_the_benchmark_shapes():
 def test_thread_chains_stay_short():
     # Many outputs and a long reduced axis still split, so no thread adds 1M values serially.
     lay = P.axis_layout((1 << 20, 1 << 14), (1 << 16, 4), (0,), (4,))
-    launch = P.choose_launch(lay, 4, 1056)
-    assert launch.kind == "thread" and launch.chunk_len <= 1024
+    for vec in (1, 4):
+        launch = P.choose_launch(lay, 4, 1056, vec)
+        assert launch.kind == "thread" and launch.chunk_len // launch.rows <= 1024
+
+
+@pytest.mark.parametrize("n_out", [1, 3, 32, 100, 4096, 1 << 20])
+@pytest.mark.parametrize("n_red", [1, 31, 64, 1000, 1 << 16])
+def test_launches_cover_every_element(n_out, n_red):
+    """Both kinds: groups of whole warps, at most 256 threads, every output and reduced
+    element in the grid, and short serial runs."""
+    wave = 132 * 8
+    for kept_in, red_in in (((4 * n_red,), (4,)), ((4,), (4 * n_out,))):
+        lay = AxisLayoutFor(n_out, n_red, kept_in, red_in)
+        for vec, most in ((1, 256), (4, 256), (4, 1024)):
+            if n_out % vec:
+                continue
+            launch = P.choose_launch(lay, 4, wave, vec, most)
+            assert launch.block * launch.rows <= most and launch.rows >= 1
+            assert launch.rows & (launch.rows - 1) == 0  # a power of two
+            assert launch.chunks * launch.chunk_len >= n_red
+            assert (launch.chunks - 1) * launch.chunk_len < max(n_red, 1)
+            if launch.kind == "block":
+                assert launch.block % 32 == 0 and launch.vec == 1
+                assert launch.chunk_len <= launch.block * P.GROUP * 512
+            else:
+                assert launch.chunk_len <= launch.rows * 1024
+                assert n_out % launch.vec == 0
+            per_x = launch.rows if launch.kind == "block" else launch.block * launch.vec
+            assert launch.grid[0] * per_x >= min(n_out, (1 << 20) * per_x)
+
+
+def AxisLayoutFor(n_out, n_red, kept_in, red_in):  # noqa: N802 - reads as a constructor
+    return P.AxisLayout((n_out,), kept_in, (4,), (n_red,), red_in)
 
 
 # }}}
@@ -364,7 +403,7 @@ def emulated(monkeypatch):
     def module(op, kept, red, vec=0):
         dtypes = [dtype_of(c) for c in (op.in_ctype, op.acc_ctype, op.res_ctype, op.aux_ctype)]
         funcs = {}
-        for kind in ("thread", "block", "block_vec"):
+        for kind in ("thread", "block", "block_vec", "thread_vec"):
             for first in (True, False):
                 f = _Emulated(op, first, kept, red if first else 1, dtypes)
                 f.prepare("PPPqqqqdi" + "q" * (3 * kept + 2 * (red if first else 1)))
@@ -472,12 +511,13 @@ def test_plan_end_to_end_emulated(emulated, name, shape):
                 _check(got, _numpy(name, view, axis, keepdims), name)
 
 
-def test_chunked_passes_emulated(emulated):
+def test_chunked_passes_emulated(emulated, monkeypatch):
     """Long reduced runs split into chunks and a second (or third) pass reduces them."""
     from pycuda import _axis_reduction as R
 
+    monkeypatch.setattr(R, "_wave", lambda: 16)  # few outputs for this 'GPU': chunks
     rng = np.random.default_rng(5)
-    wide, tall = rng.standard_normal((2, 20000)), rng.standard_normal((1000, 40))
+    wide, tall = rng.standard_normal((2, 20000)), rng.standard_normal((4000, 40))
     for host, axis in ((wide, 1), (wide, None), (tall, 0)):
         arr = _host_array(emulated, host)
         for name in ("sum", "var", "argmax", "max"):
@@ -871,7 +911,7 @@ def test_gpu_few_long_rows_scan(ctx):
 _HOST_STUBS = r"""
 #include <cstring>
 #include <cmath>
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __shfl_down_sync(m, v, d) (v)
 #define __shfl_up_sync(m, v, d) (v)
 static inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
@@ -893,15 +933,24 @@ def host_kernels(monkeypatch):
         pytest.skip("the host stand-in needs a C++ compiler and the CUDA headers")
     device = host_device.install(monkeypatch)
 
+    stubs = _HOST_STUBS + "#define __shared__\n#define __syncthreads()\n"
+
     def module(op, kept, red, vec=0):
-        source = _HOST_STUBS + K._head(op).replace(K._ARRAY_HELPERS, "")
+        source = stubs + K._head(op).replace(K._ARRAY_HELPERS, "")
         func = device.compile(source + K._thread_kernel("kt", kept, red, True), "kt",
                               K.arg_format(kept, red))  # fmt: skip
         # Both kinds take the same parameters and compute the same values.
-        return {("thread", True): func, ("block", True): func}
+        funcs = {("thread", True): func, ("block", True): func}
+        if vec:  # the vector thread kind: several neighbouring outputs per thread
+            kv = min(4, vec)
+            kernel = K._thread_kernel("ktv", kept, red, True, kv)
+            funcs[("thread_vec", True)] = device.compile(source + kernel, "ktv",
+                                                         K.arg_format(kept, red))  # fmt: skip
+            device.vector_launches.append(funcs[("thread_vec", True)])
+        return funcs
 
-    def one_chunk(layout, itemsize, wave):
-        return P.Launch("thread", 32, (1, 1), 1, layout.n_red)
+    def one_chunk(layout, itemsize, wave, vec=1, max_threads=256):
+        return P.Launch("thread", 32, (1, 1), 1, layout.n_red, 1, vec)
 
     def scan_module(in_dtype, res, acc, name, kept):
         source = S.scan_source(in_dtype, res, acc, name, kept).replace(S._ARRAY_HELPERS, "")
@@ -909,6 +958,7 @@ def host_kernels(monkeypatch):
         func = device.compile(_HOST_STUBS + source, f"{S._NAME}_thread", "PPqqqq" + "qqq" * kept)
         return {"thread": func, "block": func}
 
+    device.vector_launches = []
     monkeypatch.setattr(R, "_module", module)
     monkeypatch.setattr(R, "choose_launch", one_chunk)
     monkeypatch.setattr(R, "_wave", lambda: 1)
@@ -938,6 +988,8 @@ def test_thread_kernels_on_the_host(host_kernels, dtype):
                     ref = np.asarray(_reference(name, view, axis, True)[1])
                     dtype_ref = _reference(name, view, axis, True)[0]
                     _assert_host_close(got, dtype_ref, ref, name)
+    if dtype.itemsize <= 8:  # sums along axis 0 of (3, 4): four outputs per thread ran
+        assert sum(f.launches for f in host_kernels.vector_launches) > 0
 
 
 def _assert_host_close(got, dtype, ref, name):
@@ -978,7 +1030,7 @@ def host_block_kernels(monkeypatch):
         launched.append(funcs)
         return funcs
 
-    def one_chunk(layout, itemsize, wave):
+    def one_chunk(layout, itemsize, wave, vec=1, max_threads=256):
         return P.Launch("block", 32, (1, 1), 1, layout.n_red)
 
     monkeypatch.setattr(R, "_module", module)

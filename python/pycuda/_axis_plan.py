@@ -19,6 +19,8 @@ When there are too few outputs to fill the GPU, the reduced elements are split i
 
 from __future__ import annotations
 
+import functools
+import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,9 +31,15 @@ import numpy as np
 MAX_DIMS = 6  # merged kept or reduced dimensions a kernel takes; more: a compacting copy first
 GROUP = 8  # loads per thread per step, reduced as a tree before they join the running sum
 _MAX_CHUNKS = 65535  # gridDim.y
-_THREAD_MIN_RUN = 64  # fewest reduced elements per chunk in a thread-kind launch
+_THREAD_MIN_RUN = 64  # fewest reduced elements per thread in a thread-kind launch
 _THREAD_MAX_RUN = 1024  # most: bounds each thread's serial chain (accuracy of float sums)
 _BLOCK_MAX_GROUPS = 512  # most groups of GROUP loads per thread in a block-kind chunk
+# How many threads a pass aims at, as a fraction of those the GPU holds at once: each has
+# GROUP loads in flight (of up to 16 bytes), so fewer than a full GPU keep the memory busy,
+# and fewer threads per output mean fewer partials to add up (benchmarks/_axis_sweep.py).
+_BLOCK_FILL = 4.0  # a 256-thread block per row of 4096x16384 float32: 102% of a copy, a warp 98%
+_THREAD_FILL = 0.5
+_THREAD_LX = 32  # threads across the outputs of a thread-kind block when there are many
 
 
 def normalize_axes(axis: Any, ndim: int, allow_tuple: bool = True) -> tuple[int, ...]:
@@ -98,11 +106,11 @@ class AxisLayout:
 
     @property
     def n_out(self) -> int:
-        return int(np.prod(self.kept_shape, dtype=np.int64))
+        return math.prod(self.kept_shape)
 
     @property
     def n_red(self) -> int:
-        return int(np.prod(self.red_shape, dtype=np.int64))
+        return math.prod(self.red_shape)
 
 
 def _merge(dims: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
@@ -124,6 +132,19 @@ def axis_layout(
     axes: Sequence[int],
     out_strides: Sequence[int],
     ordered: bool = False,
+) -> AxisLayout:
+    """Merge the axes of a reduction of an array (``shape``, byte ``strides``) over ``axes``;
+    see ``_axis_layout`` (this converts to tuples, and the result is cached)."""
+    return _axis_layout(tuple(shape), tuple(strides), tuple(axes), tuple(out_strides), ordered)
+
+
+@functools.lru_cache(maxsize=1024)  # a call per reduction: planning costs host time
+def _axis_layout(
+    shape: tuple[int, ...],
+    strides: tuple[int, ...],
+    axes: tuple[int, ...],
+    out_strides: tuple[int, ...],
+    ordered: bool,
 ) -> AxisLayout:
     """Merge the axes of a reduction of an array (``shape``, byte ``strides``) over ``axes``.
 
@@ -155,48 +176,95 @@ def axis_layout(
 
 @dataclass(frozen=True)
 class Launch:
-    """One pass of a reduction: kernel ``kind`` ("block"/"thread"), threads per ``block``,
-    ``grid`` (x, y=chunks), and ``chunk_len`` reduced elements per chunk."""
+    """One pass of a reduction: kernel ``kind`` ("block"/"thread"), threads per ``block``
+    (blockDim.x) and ``rows`` (blockDim.y), ``grid`` (x, y=chunks), ``chunk_len`` reduced
+    elements per chunk, and ``vec`` outputs per thread (thread kind; 1: one).
+
+    Block kind: a group of ``block`` threads per output, ``rows`` outputs per block. Thread
+    kind: a thread per ``vec`` outputs, ``block`` of them across the outputs and ``rows``
+    threads sharing each output's chunk."""
 
     kind: str
     block: int
     grid: tuple[int, int]
     chunks: int
     chunk_len: int
+    rows: int = 1
+    vec: int = 1
 
 
-def choose_launch(layout: AxisLayout, itemsize: int, wave: int) -> Launch:
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def choose_launch(
+    layout: AxisLayout, itemsize: int, wave: int, vec: int = 1, max_threads: int = 256
+) -> Launch:
     """The launch of one pass over ``layout`` (elements of ``itemsize`` bytes).
 
-    ``wave`` is how many 256-thread blocks the GPU holds at once; a pass aims at four waves of
-    work, splitting the reduced elements into chunks when the outputs alone fall short.
+    ``wave`` is how many 256-thread blocks the GPU holds at once; a pass aims at a fraction of
+    that many threads, each with several loads in flight, splitting the reduced elements into
+    chunks when the outputs alone fall short. ``vec``: how many neighbouring outputs a
+    thread-kind thread may take (the caller checked the alignment; see run_passes), and
+    ``max_threads`` the most threads of its blocks.
     """
     n_out, n_red = layout.n_out, layout.n_red
-    target_threads = 4 * wave * 256
+    resident = wave * 256
     red_contig = abs(layout.red_in[-1]) == itemsize and n_red >= 32
     kept_contig = abs(layout.kept_in[-1]) == itemsize and n_out >= 32
     if red_contig or (not kept_contig and n_out < 256 and n_red >= 64):
-        block = 256 if n_red >= 2048 else 128 if n_red >= 1024 else 64 if n_red >= 512 else 32
-        chunks = max(1, target_threads // block // max(n_out, 1))
-        chunks = min(chunks, -(-n_red // (block * GROUP * 4)))  # >= 4 groups per thread
-        chunks = max(chunks, -(-n_red // (block * GROUP * _BLOCK_MAX_GROUPS)))
-        return _launch("block", block, min(n_out, 1 << 20), chunks, n_red)
-    block = min(256, max(32, -(-n_out // 32) * 32))
-    blocks_x = -(-n_out // block)
-    chunks = max(1, target_threads // (blocks_x * block))
-    chunks = min(chunks, -(-n_red // _THREAD_MIN_RUN))
-    chunks = max(chunks, -(-n_red // _THREAD_MAX_RUN))
-    return _launch("thread", block, min(blocks_x, 1 << 20), chunks, n_red)
+        return _block_launch(n_out, n_red, resident)
+    if n_out % max(vec, 1):
+        vec, max_threads = 1, 256
+    return _thread_launch(n_out, n_red, resident, vec, max_threads if vec > 1 else 256)
 
 
-def _launch(kind: str, block: int, grid_x: int, chunks: int, n_red: int) -> Launch:
+def _block_launch(n_out: int, n_red: int, resident: int) -> Launch:
+    """A group of threads per output: a warp, more while the outputs leave the GPU short of
+    threads and the rows are long, up to 256 (then chunks)."""
+    group = 32
+    while group < 256 and n_out * group < _BLOCK_FILL * resident and n_red >= 64 * group:
+        group *= 2
+    rows = max(1, min(256 // group, _pow2_at_least(n_out)))
+    chunks = 1
+    if group == 256:
+        chunks = max(1, int(_BLOCK_FILL * resident) // (group * max(n_out, 1)))
+        chunks = min(chunks, -(-n_red // (group * GROUP * 4)))  # >= 4 groups per thread
+    chunks = max(chunks, -(-n_red // (group * GROUP * _BLOCK_MAX_GROUPS)))
+    grid_x = min(-(-n_out // rows), 1 << 20)
+    return _launch("block", group, grid_x, chunks, n_red, rows)
+
+
+def _thread_launch(n_out: int, n_red: int, resident: int, vec: int, max_threads: int) -> Launch:
+    """A thread per ``vec`` outputs; while the outputs leave the GPU short of threads, threads
+    share an output's chunk (``rows``, a power of two, of a block of up to ``max_threads``),
+    then chunks. (Sums along axis 0 of 4096x16384 float32: 32x32 threads a block, one pass,
+    102% of a copy; 32x8 and 4 chunks, 97%.)"""
+    groups = n_out // vec
+    want = max(1, int(_THREAD_FILL * resident) // max(groups, 1))  # threads per output
+    want = min(want, max(1, n_red // _THREAD_MIN_RUN))
+    if want >= 2:  # narrow blocks, threads of a column of the block share the outputs
+        block = min(_THREAD_LX, max(32, -(-groups // 32) * 32))
+        rows = min(max_threads // block, want)
+        rows = 1 << (rows.bit_length() - 1)
+    else:
+        block, rows = min(256, max(32, -(-groups // 32) * 32)), 1
+    blocks_x = -(-groups // block)
+    chunks = max(1, want // rows)
+    chunks = max(chunks, -(-n_red // (rows * _THREAD_MAX_RUN)))
+    return _launch("thread", block, min(blocks_x, 1 << 20), chunks, n_red, rows, vec)
+
+
+def _launch(
+    kind: str, block: int, grid_x: int, chunks: int, n_red: int, rows: int = 1, vec: int = 1
+) -> Launch:
     chunks = max(1, min(chunks, _MAX_CHUNKS))
     chunk_len = -(-n_red // chunks) if n_red else 0
     if kind == "block":  # chunks start on 16-element boundaries: 16-byte loads stay aligned
         chunk_len = -(-chunk_len // 16) * 16
     if chunk_len:
         chunks = -(-n_red // chunk_len)
-    return Launch(kind, block, (max(1, grid_x), chunks), chunks, chunk_len)
+    return Launch(kind, block, (max(1, grid_x), chunks), chunks, chunk_len, rows, vec)
 
 
 def partial_layouts(

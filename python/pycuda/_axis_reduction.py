@@ -16,6 +16,7 @@ deviations from them), and are real for complex input, as NumPy's.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import warnings
 from typing import Any
@@ -28,6 +29,8 @@ from pycuda._axis_kernels import (
     arg_format,
     kernel_names,
     reduction_source,
+    thread_vector_width,
+    vector_threads,
     vector_width,
 )
 from pycuda._axis_plan import (
@@ -99,6 +102,7 @@ def _pair(ctype_dtype: np.dtype) -> np.dtype:
     return np.dtype([("v", ctype_dtype), ("i", np.int64)], align=True)
 
 
+@functools.lru_cache(maxsize=256)  # a call per reduction: its host time counts
 def reduce_op(
     name: str, in_dtype: np.dtype, res: np.dtype, dtype: Any = None
 ) -> tuple[ReduceOp, np.dtype]:
@@ -191,10 +195,11 @@ def _wave() -> int:
 
 
 def _launch(func: Any, launch: Any, stream: Any, args: list[Any]) -> None:
+    block = (launch.block, launch.rows, 1)
     if stream is None:
-        func.prepared_call(launch.grid, (launch.block, 1, 1), *args)
+        func.prepared_call(launch.grid, block, *args)
     else:
-        func.prepared_async_call(launch.grid, (launch.block, 1, 1), stream, *args)
+        func.prepared_async_call(launch.grid, block, stream, *args)
 
 
 def _vector_ok(layout: AxisLayout, launch: Any, in_ptr: int, itemsize: int, vec: int) -> bool:
@@ -207,6 +212,63 @@ def _vector_ok(layout: AxisLayout, launch: Any, in_ptr: int, itemsize: int, vec:
         and all(s % 16 == 0 for s in layout.kept_in)
         and (launch.chunks == 1 or launch.chunk_len % vec == 0)
     )
+
+
+def _thread_vec(layout: AxisLayout, in_ptr: int, itemsize: int, vec: int) -> int:
+    """How many neighbouring outputs a thread-kind first pass may read in one load (1: one):
+    the innermost kept dimension contiguous and a multiple of them long, the pointer and every
+    other stride a multiple of the load's size."""
+    kv = thread_vector_width(itemsize) if vec else 0
+    size = kv * itemsize
+    ok = (
+        kv > 1
+        and layout.kept_in[-1] == itemsize
+        and layout.kept_shape[-1] % kv == 0
+        and in_ptr % size == 0
+        and all(s % size == 0 for s in layout.kept_in[:-1] + layout.red_in)
+    )
+    return kv if ok else 1
+
+
+@dataclasses.dataclass(frozen=True)
+class _Pass:
+    """One launch of a plan: the kernel (kind, first pass), its launch, its layout, and where
+    it writes (``kept_out`` strides and chunk stride; ``part_bytes`` > 0: a partials buffer
+    of that size, else the output)."""
+
+    kind: str
+    first: bool
+    launch: Any
+    layout: AxisLayout
+    kept_out: tuple[int, ...]
+    cstride: int
+    part_bytes: int
+
+
+@functools.lru_cache(maxsize=1024)
+def _plan(
+    layout: AxisLayout, in_itemsize: int, acc_size: int, in_align: int, wave: int, threads: int
+) -> tuple[tuple[_Pass, ...], int]:
+    """The passes of a reduction over ``layout`` of an input at an address ``in_align`` modulo
+    16 (cached: planning costs host time, paid once per layout), and the vector width of the
+    module they use; ``threads``: the most of a block of the vector thread-kind kernel."""
+    vec = vector_width(in_itemsize, len(layout.red_shape))
+    kv = _thread_vec(layout, in_align, in_itemsize, vec) if acc_size <= 8 else 1
+    passes, first, itemsize, align = [], True, in_itemsize, in_align
+    while True:
+        launch = choose_launch(layout, itemsize, wave, kv if first else 1, threads)
+        kind = launch.kind
+        if first and kind == "block" and _vector_ok(layout, launch, align, in_itemsize, vec):
+            kind = "block_vec"
+        if first and kind == "thread" and launch.vec > 1:
+            kind = "thread_vec"
+        if launch.chunks == 1:
+            passes.append(_Pass(kind, first, launch, layout, layout.kept_out, 0, 0))
+            return tuple(passes), vec
+        kept_out, cstride, nxt = partial_layouts(layout, launch, acc_size)
+        size = layout.n_out * launch.chunks * acc_size
+        passes.append(_Pass(kind, first, launch, layout, kept_out, cstride, size))
+        layout, itemsize, first, align = nxt, acc_size, False, 0
 
 
 def run_passes(
@@ -223,29 +285,23 @@ def run_passes(
 ) -> None:
     """Reduce ``layout`` (input at ``in_ptr``) into ``out_ptr``: one pass, or a split pass and
     passes over its partials."""
-    vec = vector_width(in_itemsize, len(layout.red_shape))
+    threads = vector_threads(op)
+    passes, vec = _plan(layout, in_itemsize, acc_size, in_ptr % 16, _wave(), threads)
     funcs = _module(op, len(layout.kept_shape), len(layout.red_shape), vec)
-    first, itemsize, keep = True, in_itemsize, []
-    while True:
-        launch = choose_launch(layout, itemsize, _wave())
-        kind = launch.kind
-        if first and kind == "block" and _vector_ok(layout, launch, in_ptr, in_itemsize, vec):
-            kind = "block_vec"
-        last = launch.chunks == 1
-        if last:
-            kept_out, cstride, dst, nxt = layout.kept_out, 0, out_ptr, None
-        else:
-            kept_out, cstride, nxt = partial_layouts(layout, launch, acc_size)
-            buf = allocator(layout.n_out * launch.chunks * acc_size)
+    keep = []  # the partials stay allocated until every pass is queued
+    for p in passes:
+        if p.part_bytes:
+            buf = allocator(p.part_bytes)
             keep.append(buf)
             dst = int(buf)
-        args = [dst, in_ptr, aux_ptr, layout.n_out, layout.n_red, launch.chunk_len, cstride,
-                float(div), int(last), *layout.kept_shape, *layout.kept_in, *kept_out,
-                *layout.red_shape, *layout.red_in]  # fmt: skip
-        _launch(funcs[(kind, first)], launch, stream, args)
-        if last:
-            return
-        layout, in_ptr, itemsize, first = nxt, dst, acc_size, False
+        else:
+            dst = out_ptr
+        lay = p.layout
+        args = [dst, in_ptr, aux_ptr, lay.n_out, lay.n_red, p.launch.chunk_len, p.cstride,
+                float(div), int(not p.part_bytes), *lay.kept_shape, *lay.kept_in, *p.kept_out,
+                *lay.red_shape, *lay.red_in]  # fmt: skip
+        _launch(funcs[(p.kind, p.first)], p.launch, stream, args)
+        in_ptr = dst
 
 
 # }}}
@@ -278,6 +334,11 @@ def _warn_empty(name: str, n_red: int, ddof: int) -> None:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
 
 
+@functools.lru_cache(maxsize=64)
+def _reducible(dtype: np.dtype) -> bool:
+    return dtype.kind in "biufc" and dtype.name != "bfloat16"
+
+
 def reduce(  # noqa: A001 - NumPy's name for what this does
     name: str,
     a: Any,
@@ -294,7 +355,7 @@ def reduce(  # noqa: A001 - NumPy's name for what this does
 
     if not isinstance(a, GPUArray):
         raise TypeError(f"{name}: a must be a GPUArray, got {type(a).__name__}")
-    if a.dtype.kind not in "biufc" or a.dtype.name == "bfloat16":
+    if not _reducible(a.dtype):
         raise TypeError(
             f"{name} along axes takes bool, integer, float16/32/64 or complex arrays, not "
             f"{a.dtype} (convert first, e.g. a.astype(numpy.float32))"
