@@ -68,7 +68,7 @@ def _cases(dtype: np.dtype, n: int) -> list[np.ndarray]:
         cases.append(nan)
     else:
         info = np.iinfo(dtype)
-        cases.append(np.where(base % 2 == 0, info.min, info.max).astype(dtype))
+        cases.append(np.where(base % 2 == 0, dtype.type(info.min), dtype.type(info.max)))
     return cases
 
 

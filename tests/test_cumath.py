@@ -292,7 +292,8 @@ def test_new_unary_functions_against_numpy(device, name, dtype):
         with pytest.raises(TypeError):
             func(gpuarray.zeros(3, dtype))
         return
-    exact = name in EXACT
+    # NumPy's complex sign is z / |z|: rounded, so compared with a tolerance like the others.
+    exact = name in EXACT and not (name == "sign" and np.dtype(dtype).kind == "c")
     with np.errstate(all="ignore"):
         for shape in [(), (0,), (7,), (1000,), (33, 17)]:
             x = _new_values(name, dtype, shape, rng)

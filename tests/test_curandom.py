@@ -890,9 +890,14 @@ def test_generator_poisson(ctx, cls, lam):
     k = gen.gen_poisson((gen.generator_count * DRAWS,), np.uint32, lam).get()
     assert k.dtype == np.uint32
     k = k.astype(np.float64)
-    if cls in QUASI:  # stratified draws: moments close, but not to a sampling error
-        # Stratified to about 1/DRAWS (Sobol32 at lam=4 was 3.9% off on an H200).
-        assert abs(k.mean() / lam - 1) < 2.0 / DRAWS and abs(k.var() / lam - 1) < 1e-1
+    if cls in QUASI:
+        # Each generator's DRAWS points are stratified in [0, 1), so the draws' distribution
+        # function is Poisson's to within 1/DRAWS at every k; moments are not (the first Sobol
+        # point, near 0, maps to a far tail). Past lambda 64 cuRAND rounds a normal draw.
+        kmax = int(k.max())
+        cdf = np.cumsum(poisson_pmf(lam, kmax))
+        ecdf = np.searchsorted(np.sort(k), np.arange(kmax + 1), side="right") / k.size
+        assert np.abs(ecdf - cdf).max() < 1.0 / DRAWS + (0.02 if lam >= 64 else 0.005)
         return
     if lam >= 64:  # cuRAND approximates here (gamma-based, or normal past 4000)
         assert abs(k.mean() / lam - 1) < 2e-3 and abs(k.var() / lam - 1) < 3e-2
