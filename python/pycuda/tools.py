@@ -12,6 +12,7 @@ The memory pools (DeviceMemoryPool, PageLockedMemoryPool, ...) are the ones of p
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import warnings
@@ -366,6 +367,10 @@ def clear_context_caches() -> None:
     for func in context_dependent_memoized_functions:
         func.clear_cache()  # type: ignore[attr-defined]
 
+
+# The caches hold kernels and Context objects; dropped before the interpreter tears down the
+# extension, they are freed in order instead of being reported by nanobind as leaked at exit.
+atexit.register(clear_context_caches)
 
 # }}}
 
