@@ -147,7 +147,30 @@ def run() -> list[Row]:
             "us",
         )
     )
+    rows.append(("round trip floor: empty launch + 4-byte copy back", _round_trip_us(), "us"))
+    if cp is not None:
+        csmall = cp.asarray(x_host[:1000])
+        cupy_us = _host_us(lambda: cp.sum(csmall).get())
+        rows.append(("cupy host cost of sum(a).get(), 1000 float32", cupy_us, "us"))
     return rows
+
+
+def _round_trip_us() -> float:
+    """What any ``sum(a).get()`` waits for: one launch, the kernel, one synchronous 4-byte copy."""
+    import pycuda.driver as drv
+    from pycuda.compiler import SourceModule
+
+    func = SourceModule('extern "C" __global__ void k(float *p) {}', no_extern_c=True)
+    func = func.get_function("k").prepare("P")
+    dev = drv.mem_alloc(4)
+    host = np.empty(1, np.float32)
+    ptr = int(dev)
+
+    def op() -> None:
+        func.prepared_call((1, 1, 1), (32, 1, 1), ptr)
+        drv.memcpy_dtoh(host, dev)
+
+    return _host_us(op)
 
 
 if __name__ == "__main__":

@@ -80,13 +80,15 @@ def cupy_timer(cp):
     return record
 
 
-def host_us(op: Callable[[], object], sync: Callable[[], object], n: int = 2000) -> float:
-    """Median host time of one call (results discarded), the queue drained between rounds."""
+def host_us(op: Callable[[], object], sync: Callable[[], object], n: int = 256) -> float:
+    """Median host time of one call (results discarded). The queue is drained, untimed, after
+    every ``n`` calls, as in benchmarks/launch.py's floor: a full launch queue would make the
+    host wait for the GPU, and the time would then be the kernels' and not the host's."""
     for _ in range(100):
         op()
     sync()
     rounds = []
-    for _ in range(9):
+    for _ in range(31):
         t0 = time.perf_counter()
         for _ in range(n):
             op()
