@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from pycuda.reduction import _launch, _resident_blocks  # shared with the ReductionKernel
 from pycuda.tools import dtype_to_ctype
 
 BLOCK = 256
@@ -245,24 +246,6 @@ class ArgExtremumKernel:
         _launch(self.stage2_func, (1, 1), (STAGE2_BLOCK, 1, 1), stream,
                 [out.gpudata, partials, blocks])  # fmt: skip
         return out
-
-
-def _resident_blocks(func: Any, block: int, sms: int, fallback: int) -> int:
-    """How many blocks of ``func`` all multiprocessors hold at once (its registers decide)."""
-    from pycuda import driver
-
-    try:
-        per_sm = func.max_active_blocks_per_multiprocessor(block)
-    except (AttributeError, driver.Error):  # no occupancy query: the thread-count bound
-        return fallback
-    return sms * per_sm if per_sm > 0 else fallback
-
-
-def _launch(func: Any, grid: Any, block: Any, stream: Any, args: list[Any]) -> None:
-    if stream is None:
-        func.prepared_call(grid, block, *args)
-    else:
-        func.prepared_async_call(grid, block, stream, *args)
 
 
 __all__ = ["ArgExtremumKernel", "source"]
