@@ -225,15 +225,15 @@ class _Config:
 
 def install(monkeypatch: Any) -> HostDevice:
     """Route gpuarray's kernels, memory and copies to a HostDevice (undone by monkeypatch)."""
-    from pycuda import gpuarray
+    from pycuda import _fast_ops, gpuarray
 
     device = HostDevice()
     monkeypatch.setattr(gpuarray, "_kernel", device.kernel)
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: device.allocate)
     monkeypatch.setattr(gpuarray, "_driver", device.driver_namespace())
-    monkeypatch.setattr(gpuarray, "launch_config", lambda n, items=1: _Config(device))
+    monkeypatch.setattr(_fast_ops, "launch_config", lambda n, items=1: _Config(device))
     # The fast paths' per-context state (allocator, kernels, launches) is made from the above.
-    monkeypatch.setattr(gpuarray, "_FAST_CONTEXTS", {})
+    monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
     return device
 
 

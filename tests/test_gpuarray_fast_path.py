@@ -12,7 +12,7 @@ import host_device
 import numpy as np
 import pytest
 
-from pycuda import gpuarray
+from pycuda import _fast_ops, gpuarray
 from pycuda._dtype_rules import BINARY_OPS
 from pycuda.gpuarray import GPUArray
 
@@ -58,8 +58,8 @@ def recorder(monkeypatch):
     rec = _Recorder()
     monkeypatch.setattr(gpuarray, "_kernel", rec.kernel)
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: rec.allocate)
-    monkeypatch.setattr(gpuarray, "launch_config", _Config)
-    monkeypatch.setattr(gpuarray, "_FAST_CONTEXTS", {})
+    monkeypatch.setattr(_fast_ops, "launch_config", _Config)
+    monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
     return rec
 
 
@@ -91,11 +91,11 @@ def test_array_operators_launch_what_the_general_path_launches(recorder, dtype):
         a, b = GPUArray((5, 3), dtype), GPUArray((5, 3), other)
         for op in BINARY_OPS:
             for reflected in (False, True):
-                fast = _outcome(recorder, partial(gpuarray._fast_binary, a, op, b, reflected))
+                fast = _outcome(recorder, partial(_fast_ops._fast_binary, a, op, b, reflected))
                 slow = _outcome(recorder, partial(a._binary_general, op, b, reflected))
                 if isinstance(slow[0], type) and issubclass(slow[0], Exception):
                     # The fast path declines (None); the operator then raises the same error.
-                    assert gpuarray._fast_binary(a, op, b, reflected) is None
+                    assert _fast_ops._fast_binary(a, op, b, reflected) is None
                     continue
                 assert fast == slow, (op, dtype, other, reflected)
 
@@ -106,7 +106,7 @@ def test_scalar_operators_launch_what_the_general_path_launches(recorder, dtype)
     for value in SCALARS:
         for op in BINARY_OPS:
             for reflected in (False, True):
-                run_fast = partial(gpuarray._fast_binary, a, op, value, reflected)
+                run_fast = partial(_fast_ops._fast_binary, a, op, value, reflected)
                 slow = _outcome(recorder, partial(a._binary_general, op, value, reflected))
                 try:
                     fast_result = _strict(run_fast)
@@ -128,7 +128,7 @@ def test_in_place_operators_launch_what_the_general_path_launches(recorder, dtyp
     others = [GPUArray((5, 3), d) for d in DTYPES] + SCALARS + [a]
     for other in others:
         for op in BINARY_OPS:
-            run_fast = partial(gpuarray._fast_inplace, a, op, other)
+            run_fast = partial(_fast_ops._fast_inplace, a, op, other)
             slow = _outcome(recorder, partial(a._binary_general, op, other, out=a))
             try:
                 fast_result = _strict(run_fast)
@@ -146,7 +146,7 @@ def test_in_place_operators_launch_what_the_general_path_launches(recorder, dtyp
 
 def test_in_place_operators_take_the_fast_path_only_where_it_applies(recorder):
     a = GPUArray((12,), np.float32)
-    fast = gpuarray._fast_inplace
+    fast = _fast_ops._fast_inplace
     assert fast(a, "add", a) is a and fast(a, "add", 2) is a
     assert fast(a[:6], "add", a[6:]) is not None  # neighbours, not overlapping
     assert fast(a[:6], "add", a[3:9]) is None  # overlapping: the general path copies first
@@ -171,7 +171,7 @@ def test_unary_operations_launch_what_the_general_path_launches(recorder, dtype)
         a = GPUArray(shape, dtype)
         for op in UNARY:
             for out in map(np.dtype, DTYPES):
-                fast = _outcome(recorder, partial(gpuarray._fast_unary, a, op, out))
+                fast = _outcome(recorder, partial(_fast_ops._fast_unary, a, op, out))
                 slow = _outcome(recorder, partial(a._unary, op, out, None, stream))
                 if isinstance(slow[0], type) and issubclass(slow[0], Exception):
                     assert fast is None or fast[0] is slow[0], (op, dtype, out)
@@ -202,7 +202,7 @@ def test_fill_launches_what_the_general_path_launches(recorder, dtype):
 
 def test_operators_take_the_fast_path_only_where_it_applies(recorder):
     a, b = GPUArray((4, 6), np.float32), GPUArray((4, 6), np.float32)
-    fast = gpuarray._fast_binary
+    fast = _fast_ops._fast_binary
     assert fast(a, "add", b, False) is not None
     assert fast(a, "add", 2, False) is not None and fast(a, "add", 2.0, True) is not None
     assert fast(a, "add", np.float64(2), False).dtype == np.float64
@@ -226,7 +226,7 @@ def test_operators_take_the_fast_path_only_where_it_applies(recorder):
 def test_the_operators_use_the_fast_path(recorder, monkeypatch):
     a, b = GPUArray((10,), np.float32), GPUArray((10,), np.float32)
     seen = []
-    real = gpuarray._fast_binary
+    real = _fast_ops._fast_binary
 
     def spy(x, op, other, reflected):
         result = real(x, op, other, reflected)
@@ -276,17 +276,17 @@ def test_misaligned_operands_get_narrower_accesses(recorder):
 
 def test_launches_are_cached_per_context_and_size(recorder, monkeypatch):
     handle = [0]
-    monkeypatch.setattr(gpuarray, "_context_handle", lambda: handle[0])
+    monkeypatch.setattr(_fast_ops, "_context_handle", lambda: handle[0])
     a = GPUArray((10,), np.float32)
     a + a
     first = recorder.calls[-1]
     handle[0] = 1234  # another context: its own allocator, kernels and launches
     other = _Recorder()
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: other.allocate)
-    monkeypatch.setattr(gpuarray.drv.Context, "get_current", staticmethod(lambda: "ctx"))
+    monkeypatch.setattr(_fast_ops.drv.Context, "get_current", staticmethod(lambda: "ctx"))
     out = a + a
-    assert out.ptr >= other.next - 512 and set(gpuarray._FAST_CONTEXTS) == {0, 1234}
-    assert gpuarray._FAST_CONTEXTS[1234].context == "ctx"
+    assert out.ptr >= other.next - 512 and set(_fast_ops._FAST_CONTEXTS) == {0, 1234}
+    assert _fast_ops._FAST_CONTEXTS[1234].context == "ctx"
     assert recorder.calls[-1][5] == first[5]
     b = GPUArray((11,), np.float32)
     b + b
@@ -294,16 +294,16 @@ def test_launches_are_cached_per_context_and_size(recorder, monkeypatch):
     from pycuda.tools import clear_context_caches
 
     clear_context_caches()
-    assert gpuarray._FAST_CONTEXTS == {}
+    assert _fast_ops._FAST_CONTEXTS == {}
 
 
 def test_launch_cache_is_bounded(recorder, monkeypatch):
-    monkeypatch.setattr(gpuarray, "_MAX_LAUNCHES", 4)
+    monkeypatch.setattr(_fast_ops, "_MAX_LAUNCHES", 4)
     for n in range(1, 20):
         a = GPUArray((n,), np.float32)
         a + a
         assert recorder.calls[-1][5] == _Config(n, recorder.calls[-1][4]).grid
-    state = gpuarray._FAST_CONTEXTS[0]
+    state = _fast_ops._FAST_CONTEXTS[0]
     assert len(state.kernels) <= 4 and len(state.launches) <= 4
 
 
@@ -350,13 +350,13 @@ def test_fast_and_general_paths_agree(device, dtype, other, op):
         for reflected in (False, True):
             if reflected and op == "power" and np.dtype(dtype).kind == "i":
                 continue
-            fast = gpuarray._fast_binary(a, op, b, reflected)
+            fast = _fast_ops._fast_binary(a, op, b, reflected)
             assert fast is not None
             slow = a._binary_general(op, b, reflected)
             assert (fast.dtype, fast.shape, fast.strides) == (slow.dtype, slow.shape, slow.strides)
             np.testing.assert_array_equal(fast.get(), slow.get())
         fast, slow = a.copy(), a.copy()
-        if gpuarray._fast_inplace(fast, op, b) is not None:  # where the result casts back
+        if _fast_ops._fast_inplace(fast, op, b) is not None:  # where the result casts back
             slow._binary_general(op, b, out=slow)
             np.testing.assert_array_equal(fast.get(), slow.get())
 

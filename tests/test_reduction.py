@@ -265,12 +265,12 @@ class _LaunchLog:
 
 @pytest.fixture
 def launch_log(monkeypatch):
-    from pycuda import compiler, driver, gpuarray
+    from pycuda import _fast_ops, compiler, driver
 
     log = _LaunchLog()
     monkeypatch.setattr(compiler, "SourceModule", log.module)
     monkeypatch.setattr(driver.Context, "get_device", staticmethod(lambda: _FakeDevice()))
-    monkeypatch.setattr(gpuarray, "_FAST_CONTEXTS", {})
+    monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
     return log
 
 
