@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from pycuda import _cumath_expressions as expressions
+from pycuda._array_functions import _binary_function
 from pycuda._array_kernels import binary_c, compute_ctype
 from pycuda._broadcast import broadcast_shapes
 from pycuda._dtype_rules import (
@@ -36,7 +37,6 @@ from pycuda._dtype_rules import (
 )
 from pycuda.gpuarray import (
     GPUArray,
-    _binary_function,
     _check_out,
     _elementwise,
     _overlaps,
