@@ -225,15 +225,17 @@ class _Config:
 
 def install(monkeypatch: Any) -> HostDevice:
     """Route gpuarray's kernels, memory and copies to a HostDevice (undone by monkeypatch)."""
-    from pycuda import _fast_ops, gpuarray
+    from pycuda import _fast_ops, elementwise, gpuarray
 
     device = HostDevice()
     monkeypatch.setattr(gpuarray, "_kernel", device.kernel)
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: device.allocate)
     monkeypatch.setattr(gpuarray, "_driver", device.driver_namespace())
-    monkeypatch.setattr(_fast_ops, "launch_config", lambda n, items=1: _Config(device))
-    # The fast paths' per-context state (allocator, kernels, launches) is made from the above.
+    monkeypatch.setattr(elementwise, "launch_config", lambda n, items=1: _Config(device))
+    # The fast paths' per-context state (allocator, kernels) and the remembered launches are
+    # made from the above.
     monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
+    monkeypatch.setattr(elementwise, "_GRID_BLOCKS", {})
     return device
 
 
@@ -272,3 +274,4 @@ def install_elementwise(monkeypatch: Any, device: HostDevice) -> None:
     monkeypatch.setattr(elementwise, "drv", SimpleNamespace(Context=context))
     monkeypatch.setattr(elementwise, "_context_key", context.get_current)
     monkeypatch.setattr(elementwise, "launch_config", lambda n, items=1: _Config(device))
+    monkeypatch.setattr(elementwise, "_GRID_BLOCKS", {})

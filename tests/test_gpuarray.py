@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pycuda import _array_kernels as ak
-from pycuda import _fast_ops, gpuarray
+from pycuda import _fast_ops, elementwise, gpuarray
 from pycuda._dtype_rules import BINARY_OPS, binary_op_dtypes, unary_result_dtype
 from pycuda.compiler import compile as cuda_compile
 from pycuda.gpuarray import GPUArray
@@ -207,7 +207,8 @@ def recorder(monkeypatch):
     rec = _Recorder()
     monkeypatch.setattr(gpuarray, "_kernel", rec.kernel)
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: rec.allocate)
-    monkeypatch.setattr(_fast_ops, "launch_config", lambda n, items=1: _Config())
+    monkeypatch.setattr(elementwise, "launch_config", lambda n, items=1: _Config())
+    monkeypatch.setattr(elementwise, "_GRID_BLOCKS", {})
     monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
     return rec
 

@@ -12,7 +12,7 @@ import host_device
 import numpy as np
 import pytest
 
-from pycuda import _fast_ops, gpuarray
+from pycuda import _fast_ops, elementwise, gpuarray
 from pycuda._dtype_rules import BINARY_OPS
 from pycuda.gpuarray import GPUArray
 
@@ -58,7 +58,8 @@ def recorder(monkeypatch):
     rec = _Recorder()
     monkeypatch.setattr(gpuarray, "_kernel", rec.kernel)
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: rec.allocate)
-    monkeypatch.setattr(_fast_ops, "launch_config", _Config)
+    monkeypatch.setattr(elementwise, "launch_config", _Config)
+    monkeypatch.setattr(elementwise, "_GRID_BLOCKS", {})
     monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
     return rec
 
@@ -299,12 +300,13 @@ def test_launches_are_cached_per_context_and_size(recorder, monkeypatch):
 
 def test_launch_cache_is_bounded(recorder, monkeypatch):
     monkeypatch.setattr(_fast_ops, "_MAX_LAUNCHES", 4)
+    monkeypatch.setattr(elementwise, "_MAX_LAUNCHES", 4)
     for n in range(1, 20):
         a = GPUArray((n,), np.float32)
         a + a
         assert recorder.calls[-1][5] == _Config(n, recorder.calls[-1][4]).grid
     state = _fast_ops._FAST_CONTEXTS[0]
-    assert len(state.kernels) <= 4 and len(state.launches) <= 4
+    assert len(state.kernels) <= 4 and len(elementwise._GRID_BLOCKS) <= 4
 
 
 def test_empty_0d_is_what_the_constructor_makes(recorder):

@@ -22,7 +22,7 @@ from pycuda import driver as drv
 from pycuda._array_kernels import Operand, binary_expression, compute_dtype, unary_expression
 from pycuda._dtype_rules import binary_op_dtypes
 from pycuda._shape import new_array_strides
-from pycuda.elementwise import launch_config
+from pycuda.elementwise import grid_block
 from pycuda.tools import context_dependent_memoized_functions
 
 # Set by bind() when pycuda.gpuarray is imported (it imports this module before it defines
@@ -127,22 +127,21 @@ def _fast_scalar_op(op: str, dtype: np.dtype, kind: type, reflected: bool) -> _F
 
 class _FastContext:
     """What the fast paths keep per context: the context itself (so that its handle, the key,
-    is not reused while cached), its pool's allocate, and kernels and launches."""
+    is not reused while cached), its pool's allocate, and kernels with their launches."""
 
-    __slots__ = ("allocate", "context", "kernels", "launches")
+    __slots__ = ("allocate", "context", "kernels")
 
     def __init__(self, context: Any, allocate: Callable[[int], Any]) -> None:
         self.context = context
         self.allocate = allocate
         # (operator, n, width) -> (prepared_call, grid, block)
         self.kernels: dict[tuple[_FastOp, int, int], tuple[Any, ...]] = {}
-        self.launches: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
 
 _context_handle = _driver._current_context_handle
 # The current context's handle (0 without one) -> its _FastContext.
 _FAST_CONTEXTS: dict[int, _FastContext] = {}
-_MAX_LAUNCHES = 4096  # launches remembered per context (then forgotten, and made again)
+_MAX_LAUNCHES = 4096  # kernels' launches remembered per context (then forgotten, made again)
 
 
 def _forget_fast_contexts() -> None:
@@ -163,24 +162,12 @@ def _fast_context() -> _FastContext:
     return state
 
 
-def _grid_block(state: _FastContext, n: int, items: int) -> tuple[Any, Any]:
-    """launch_config(n, items)'s grid and block, remembered per context."""
-    key = n * 32 + items
-    launch = state.launches.get(key)
-    if launch is None:
-        if len(state.launches) >= _MAX_LAUNCHES:
-            state.launches.clear()
-        config = launch_config(n, items)
-        launch = state.launches[key] = (config.grid, config.block)
-    return launch
-
-
 def _fast_launch(state: _FastContext, entry: _FastOp, n: int, width: int) -> tuple[Any, ...]:
     """(prepared_call, grid, block) of ``entry``'s flat kernel over ``n`` elements."""
     if len(state.kernels) >= _MAX_LAUNCHES:
         state.kernels.clear()
     func = _gpuarray._kernel("flat", entry.result, entry.operands, entry.expr, width)
-    grid, block = _grid_block(state, n, width)
+    grid, block = grid_block(n, width)
     launch = state.kernels[(entry, n, width)] = (func.prepared_call, grid, block)
     return launch
 

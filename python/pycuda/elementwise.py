@@ -42,6 +42,7 @@ from pycuda.tools import (
     ScalarArg,
     VectorArg,
     context_dependent_memoize,
+    context_dependent_memoized_functions,
     dtype_to_ctype,
     parse_c_arg,
 )
@@ -58,7 +59,7 @@ __all__ = [
 ]
 
 _THREADS_PER_BLOCK = 256
-_MAX_LAUNCHES = 256  # launch configurations a kernel remembers (then forgets, and makes again)
+_MAX_LAUNCHES = 4096  # launch configurations remembered (then forgotten, and made again)
 # The current context as a cache key: its handle (one cuCtxGetCurrent, no Context object).
 _context_key = _driver._current_context_handle
 
@@ -91,6 +92,33 @@ def launch_config(n: int, items_per_thread: int = 1, one_wave: bool | None = Non
     if one_wave:
         return grid_stride_config(n, mps, threads_per_mp, threads, items_per_thread)
     return just_enough_config(n, threads, items_per_thread)
+
+
+# (context handle, n, items) -> launch_config's (grid, block). Every flat launch (gpuarray's
+# operators and ElementwiseKernel calls) asks, and a program repeats a few sizes. A handle that a
+# later context reuses finds grids made for the earlier one's device: still correct (grid-stride
+# loops, or just enough blocks), only sized for that device until clear_context_caches().
+_GRID_BLOCKS: dict[tuple[Any, int, int], tuple[Any, Any]] = {}
+
+
+def grid_block(n: int, items: int = 1) -> tuple[Any, Any]:
+    """``launch_config(n, items)``'s grid and block, remembered per context."""
+    key = (_context_key(), n, items)
+    launch = _GRID_BLOCKS.get(key)
+    if launch is None:
+        if len(_GRID_BLOCKS) >= _MAX_LAUNCHES:
+            _GRID_BLOCKS.clear()
+        config = launch_config(n, items)
+        launch = _GRID_BLOCKS[key] = (config.grid, config.block)
+    return launch
+
+
+def _forget_grid_blocks() -> None:
+    _GRID_BLOCKS.clear()
+
+
+_forget_grid_blocks.clear_cache = _forget_grid_blocks  # type: ignore[attr-defined]
+context_dependent_memoized_functions.append(_forget_grid_blocks)
 
 
 # }}}
@@ -377,7 +405,6 @@ class ElementwiseKernel:
         self.gen_kwargs = kwargs
         self._kernels: dict[Any, Any] = {}
         self._items: int | None = None  # elements per thread and trip of the plain kernel
-        self._launches: dict[tuple[Any, int, int], tuple[Any, Any]] = {}  # (context, n, items)
 
     def _compiled(self, use_range: bool) -> tuple[Any, ...]:
         """(module, prepared function, context) for this context: compiled on first use, then
@@ -485,18 +512,11 @@ class ElementwiseKernel:
         # Trips of several elements stream fastest with a grid of one trip per thread; the
         # one-element loop with one resident wave (measured on an H200: 86% of the copy
         # bandwidth against 81% for one element per thread).
-        items = 1 if range is not None else (self._items or 1)
-        key = (_context_key(), count, items)
-        launch = self._launches.get(key)
-        if launch is None:
-            if len(self._launches) >= _MAX_LAUNCHES:
-                self._launches.clear()
-            config = launch_config(count, items)
-            launch = self._launches[key] = (config.grid, config.block)
+        grid, block = grid_block(count, 1 if range is not None else (self._items or 1))
         if stream is None:
-            func.prepared_call(launch[0], launch[1], *values)
+            func.prepared_call(grid, block, *values)
         else:
-            func.prepared_async_call(launch[0], launch[1], stream, *values)
+            func.prepared_async_call(grid, block, stream, *values)
 
 
 # }}}

@@ -87,6 +87,7 @@ from pycuda._view_layout import (
     squeeze_layout,
     transpose_layout,
 )
+from pycuda.elementwise import grid_block
 from pycuda.tools import context_dependent_memoize
 
 __all__ = [
@@ -208,7 +209,7 @@ def _scalar_value(value: Any, dtype: np.dtype) -> Any:
 
 
 def _launch(func: Any, n: int, items: int, args: list[Any], stream: Any) -> None:
-    grid, block = _fast_ops._grid_block(_fast_ops._fast_context(), n, items)
+    grid, block = grid_block(n, items)
     if stream is None:
         func.prepared_call(grid, block, *args)
     else:
