@@ -1,6 +1,7 @@
 // bindings/function.cpp: pycuda._driver.Function: __call__, prepare and the prepared_* calls.
 #include "bindings/arg_packer.hpp"
 #include "bindings/pointer.hpp"
+#include "bindings/raw_call.hpp"
 #include "bindings/stream.hpp"
 #include "bindings/texture.hpp"
 
@@ -300,33 +301,6 @@ nb::bytes pack_args_for_test(nb::handle format, nb::handle args) {
 
 namespace {
 
-// The launch entry points are plain CPython calls (tp_call and METH_FASTCALL methods) rather
-// than nanobind overloads: that skips building an args tuple and a kwargs dict and the
-// overload dispatch, the largest cost left on the launch path. C++ exceptions still go through
-// nanobind's translators (CudaError -> pycuda.driver.LogicError, ...): the exception is kept
-// and rethrown inside a tiny nanobind-bound function, which raises it as Python sees it.
-thread_local std::exception_ptr pending_error;
-PyObject* rethrow_pending = nullptr;
-
-PyObject* raise_current() noexcept {
-    pending_error = std::current_exception();
-    PyObject* result = PyObject_CallNoArgs(rethrow_pending);
-    Py_XDECREF(result); // always null: the call raised
-    return nullptr;
-}
-
-template <typename Body>
-PyObject* guarded(Body&& body) noexcept {
-    try {
-        return body().release().ptr();
-    } catch (nb::python_error& e) {
-        e.restore();
-        return nullptr;
-    } catch (...) {
-        return raise_current();
-    }
-}
-
 Function& function_of(PyObject* self) {
     if (!nb::inst_ready(self))
         throw nb::type_error("Function used before initialization");
@@ -482,15 +456,8 @@ void bind_function(nb::module_& m) {
     bind_helpers(m);
 }
 
-/// The exception relay of the raw entry points, and CPU-testable pieces of the launch path.
+/// CPU-testable pieces of the launch path.
 void bind_helpers(nb::module_& m) {
-    m.def("_rethrow_pending", []() {
-        std::exception_ptr e = std::exchange(pending_error, nullptr);
-        if (e)
-            std::rethrow_exception(e);
-    });
-    rethrow_pending = m.attr("_rethrow_pending").inc_ref().ptr();
-
     m.def(
         "_param_layout",
         [](const std::string& format) {

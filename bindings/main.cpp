@@ -2,6 +2,7 @@
 // (Named main.cpp, not module.cpp, because bindings/module.cpp binds the CUDA module concept.)
 #include "bindings/context.hpp"
 #include "bindings/error.hpp"
+#include "bindings/raw_call.hpp"
 
 namespace pycuda::bindings {
 void bind_device(nb::module_& m);
@@ -13,6 +14,7 @@ void bind_stream(nb::module_& m);
 void bind_event(nb::module_& m);
 void bind_module(nb::module_& m);
 void bind_function(nb::module_& m);
+void bind_flat_launches(nb::module_& m);
 void bind_linker(nb::module_& m);
 void bind_nvrtc(nb::module_& m);
 void bind_compile_cache(nb::module_& m);
@@ -27,6 +29,7 @@ NB_MODULE(_driver, m) {
     using namespace pycuda::bindings;
     m.doc() = "The CUDA driver API for pycuda, on a C++20 core";
     bind_error(m);
+    bind_raw_call(m);
     bind_device(m);
     bind_context(m);
     bind_memory(m);
@@ -37,6 +40,7 @@ NB_MODULE(_driver, m) {
     bind_event(m);
     bind_module(m);
     bind_function(m);
+    bind_flat_launches(m);
     bind_linker(m);
     bind_nvrtc(m);
     bind_compile_cache(m);

@@ -1,5 +1,6 @@
 // bindings/memory_pool.cpp: bitlog2, DeviceMemoryPool, PageLockedAllocator,
 // PageLockedMemoryPool and their pooled allocations.
+#include "bindings/memory_pool.hpp"
 #include "bindings/memory.hpp"
 
 #include "core/memory_pool.hpp"
@@ -21,14 +22,6 @@ std::tuple<void*, size_t, bool> host_span(const PooledHostAllocation& a) {
 namespace pycuda::bindings {
 
 namespace {
-
-/// What a Python pool object holds: the core pool, shared with the allocations it lent.
-template <typename Allocator>
-struct PoolRef {
-    std::shared_ptr<MemoryPool<Allocator>> pool;
-};
-using DevicePoolRef = PoolRef<DeviceBlockAllocator>;
-using HostPoolRef = PoolRef<HostBlockAllocator>;
 
 /// The flags of a page-locked pool's blocks (host_alloc_flags).
 struct PageLockedAllocator {

@@ -415,3 +415,120 @@ def test_operators_in_two_contexts(ctx):
 
 
 # }}}
+
+# {{{ GPU: the launches served in C++ (_driver.FlatLaunches)
+
+FLAT_CASES = [
+    (np.float32, np.float32, "add"), (np.float64, np.float64, "subtract"),
+    (np.int32, np.int32, "floor_divide"), (np.complex64, np.complex64, "multiply"),
+    (np.float32, 2.5, "multiply"), (np.float32, 3, "add"), (np.int32, 7, "remainder"),
+    (np.int8, -3, "multiply"), (np.uint64, 5, "add"), (np.float64, 0.5, "true_divide"),
+    (np.float32, np.float32(2), "subtract"), (np.int16, np.float64, "add"),
+    (np.float16, 1.5, "add"), (np.bool_, True, "bitwise_and"), (np.float32, np.float32, "less"),
+]  # fmt: skip
+
+
+def _twice(op, a, b, reflected):
+    """The operator as gpuarray's operators call it: the first call made by the Python path
+    (and remembered), the second served in C++."""
+    first = gpuarray._fast_binary(a, op, b, reflected)
+    before = len(_fast_ops._FLAT)
+    second = gpuarray._fast_binary(a, op, b, reflected)
+    return first, second, before
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1000,), (3, 37), (1,), (2, 1, 5)])
+@pytest.mark.parametrize(
+    "dtype, other, op", FLAT_CASES, ids=[f"{c[2]}-{c[0].__name__}" for c in FLAT_CASES]
+)
+def test_flat_launches_match_the_python_path(ctx, dtype, other, op, shape):
+    rng = np.random.default_rng(3)
+    host = (np.abs(rng.standard_normal(shape)) * 8 + 2).astype(dtype)
+    a = gpuarray.to_gpu(host)
+    b = other
+    if isinstance(other, type):
+        b = gpuarray.to_gpu((np.abs(rng.standard_normal(shape)) * 8 + 1).astype(other))
+    with np.errstate(all="ignore"):
+        for reflected in (False, True):
+            first, second, remembered = _twice(op, a, b, reflected)
+            assert remembered >= 1, "the Python path remembered nothing"
+            hb = b.get() if isinstance(b, GPUArray) else b
+            want = getattr(np, op)(hb, host) if reflected else getattr(np, op)(host, hb)
+            for out in (first, second):
+                assert type(out) is GPUArray and out.base is None and out.allocator is None
+                assert (out.dtype, out.shape, out.strides) == (want.dtype, want.shape, want.strides)
+                assert out.ptr == int(out.gpudata) and out.flags.c_contiguous
+                assert out.size == want.size and out.nbytes == want.nbytes
+            assert second.ptr != first.ptr
+            np.testing.assert_array_equal(second.get(), want)
+            np.testing.assert_array_equal(first.get(), want)
+            assert vars(second).keys() == vars(first).keys()
+
+
+@pytest.mark.gpu
+def test_flat_launches_keep_numpy_errors_and_fallbacks(ctx):
+    a = gpuarray.to_gpu(np.arange(1, 101, dtype=np.int8))
+    a + 3, a + 3  # remembered for int8 + Python int
+    with pytest.raises(OverflowError):
+        a + 300  # outside int8: NumPy (NEP 50) refuses it
+    assert (a + (-128)).dtype == np.int8
+    big = gpuarray.to_gpu(np.arange(100, dtype=np.uint64))
+    big + 1, big + 1
+    np.testing.assert_array_equal((big + 2**63).get(), np.arange(100, dtype=np.uint64) + 2**63)
+    f = gpuarray.to_gpu(np.arange(1000, dtype=np.float32))
+    f + f, f + f
+    host = np.arange(1000, dtype=np.float32)
+    np.testing.assert_array_equal((f[1:] + f[1:]).get(), 2 * host[1:])  # unaligned
+    np.testing.assert_array_equal((f[::2] + f[::2]).get(), 2 * host[::2])  # strided
+    with pytest.raises(ValueError):
+        f + f[:10]
+    with pytest.raises(TypeError):
+        f + "x"
+
+    class Sub(GPUArray):
+        pass
+
+    s = Sub((1000,), np.float32)
+    s.set(np.ones(1000, np.float32))
+    np.testing.assert_array_equal((s + f).get(), np.arange(1000, dtype=np.float32) + 1)
+
+
+@pytest.mark.gpu
+def test_flat_launches_return_blocks_to_the_pool_and_are_cleared(ctx):
+    from pycuda import tools
+
+    a = gpuarray.to_gpu(np.ones(4096, np.float32))
+    pool = gpuarray._default_pool()
+    a + a, a + a
+    active = pool.active_blocks
+    results = [a + a for _ in range(10)]
+    assert pool.active_blocks == active + 10
+    del results
+    assert pool.active_blocks == active
+    assert len(_fast_ops._FLAT) >= 1
+    tools.clear_context_caches()
+    assert len(_fast_ops._FLAT) == 0
+    np.testing.assert_array_equal((a + a).get(), np.full(4096, 2, np.float32))
+
+
+@pytest.mark.gpu
+def test_flat_launches_per_context(ctx):
+    import pycuda.driver as drv
+
+    host = np.arange(1000, dtype=np.float32)
+    a = gpuarray.to_gpu(host)
+    a + a, a + a
+    other = drv.Device(0).make_context()
+    try:
+        b = gpuarray.to_gpu(host)
+        for _ in range(3):
+            np.testing.assert_array_equal((b + b).get(), 2 * host)
+        assert (b + b).gpudata is not None
+    finally:
+        drv.Context.pop()
+        other.detach()
+    np.testing.assert_array_equal((a + a).get(), 2 * host)
+
+
+# }}}

@@ -626,6 +626,25 @@ class Function:
     def param_set_texref(self, texref: object) -> None:
         """Check that `texref` is bound (its object is already in its module)."""
 
+class FlatLaunches:
+    """
+    The remembered flat launches of gpuarray's binary operators (see pycuda._fast_ops).
+    """
+
+    def __init__(self, array_type: object, fallback: object, capacity: int) -> None: ...
+
+    def remember(self, op: object, lhs: object, rhs: object, reflected: bool, context: int, n: int, function: object, grid: int, block: int, allocate: object, result: object, itemsize: int, convert: object | None, lo: object | None, hi: object | None) -> bool:
+        """
+        Remember the launch the Python path made for this key; False where `allocate` is not a DeviceMemoryPool's (not served here).
+        """
+
+    def clear(self) -> None:
+        """Forget every remembered launch."""
+
+    def __len__(self) -> int: ...
+
+    binary: types.MethodDescriptorType = ...
+
 class Linker:
     """
     Links cubins, PTX and libraries into one Module.

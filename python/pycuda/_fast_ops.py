@@ -33,11 +33,21 @@ GPUArray: Any = None
 _gpuarray: Any = None
 
 
+# The C++ side of _fast_binary (_driver.FlatLaunches): the launches _fast_binary made for plain
+# operands (exact GPUArrays, the pool's memory, 16-byte aligned), served there without running
+# Python; gpuarray's operators call its ``binary``, which calls _fast_binary where it has
+# nothing remembered. Made by bind().
+_FLAT: Any = None
+
+
 def bind(gpuarray: ModuleType) -> None:
-    """Gives the fast paths ``gpuarray``'s GPUArray and hooks (see above)."""
-    global GPUArray, _gpuarray
+    """Gives the fast paths ``gpuarray``'s GPUArray and hooks (see above), and gpuarray's
+    operators the C++ side of _fast_binary."""
+    global GPUArray, _gpuarray, _FLAT
     GPUArray = gpuarray.GPUArray
     _gpuarray = gpuarray
+    _FLAT = _driver.FlatLaunches(GPUArray, _fast_binary, _MAX_LAUNCHES)
+    gpuarray._fast_binary = _FLAT.binary
 
 
 # Operands of an operator that take the fast path with an array: Python's scalars (weak, in
@@ -59,6 +69,7 @@ class _FastOp:
     __slots__ = (
         "convert",
         "expr",
+        "flat_convert",
         "hi",
         "itemsize",
         "lo",
@@ -80,6 +91,10 @@ class _FastOp:
         self.wide = 16 // builtins.max(sizes) if pow2 else 1
         self.convert: Any = None
         self.lo, self.hi = _UNBOUNDED
+        # A scalar operand as FlatLaunches packs it: None where the kernel's parameter takes
+        # the Python scalar as it is (a float for a float32/float64, an int in range for an
+        # integer type), else the conversion.
+        self.flat_convert: Any = None
 
 
 # (op, array dtype, other dtype or scalar type, reflected) -> _FastOp
@@ -121,6 +136,11 @@ def _fast_scalar_op(op: str, dtype: np.dtype, kind: type, reflected: bool) -> _F
     if kind is int and dtype.kind in "biu":
         info = np.iinfo(np.int64 if dtype.kind == "b" else dtype)
         entry.lo, entry.hi = (0 if op == "power" else info.min), info.max
+    native = entry.convert is operand.type and (
+        (kind is float and operand.kind == "f" and operand.itemsize >= 4)
+        or (kind is int and operand.kind in "iu" and entry.lo != _UNBOUNDED[0])
+    )
+    entry.flat_convert = None if native else entry.convert
     _FAST_OPS[(op, dtype, kind, reflected)] = entry
     return entry
 
@@ -129,11 +149,14 @@ class _FastContext:
     """What the fast paths keep per context: the context itself (so that its handle, the key,
     is not reused while cached), its pool's allocate, and kernels with their launches."""
 
-    __slots__ = ("allocate", "context", "kernels")
+    __slots__ = ("allocate", "context", "flat", "kernels")
 
     def __init__(self, context: Any, allocate: Callable[[int], Any]) -> None:
         self.context = context
         self.allocate = allocate
+        # Whether _FLAT can serve this context's launches: it allocates from a DeviceMemoryPool
+        # only (not from a stand-in's allocator).
+        self.flat = isinstance(getattr(allocate, "__self__", None), _driver.DeviceMemoryPool)
         # (operator, n, width) -> (prepared_call, grid, block)
         self.kernels: dict[tuple[_FastOp, int, int], tuple[Any, ...]] = {}
 
@@ -146,6 +169,8 @@ _MAX_LAUNCHES = 4096  # kernels' launches remembered per context (then forgotten
 
 def _forget_fast_contexts() -> None:
     _FAST_CONTEXTS.clear()
+    if _FLAT is not None:
+        _FLAT.clear()
 
 
 # tools.clear_context_caches() forgets these with the memoized kernels.
@@ -168,7 +193,7 @@ def _fast_launch(state: _FastContext, entry: _FastOp, n: int, width: int) -> tup
         state.kernels.clear()
     func = _gpuarray._kernel("flat", entry.result, entry.operands, entry.expr, width)
     grid, block = grid_block(n, width)
-    launch = state.kernels[(entry, n, width)] = (func.prepared_call, grid, block)
+    launch = state.kernels[(entry, n, width)] = (func.prepared_call, grid, block, func)
     return launch
 
 
@@ -225,19 +250,61 @@ def _fast_binary(self: GPUArray, op: str, other: Any, reflected: bool) -> GPUArr
         aligned = self.ptr
     else:
         return None
-    state = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
+    handle = _context_handle()
+    state = _FAST_CONTEXTS.get(handle) or _fast_context()
     allocator = self.allocator
     gpudata = (allocator or state.allocate)(n * entry.itemsize)
     ptr = int(gpudata)
     width = entry.wide if not (aligned | ptr) & 15 else _unaligned_width(entry, ptr, self, other)
     launch = state.kernels.get((entry, n, width)) or _fast_launch(state, entry, n, width)
     launch[0](launch[1], launch[2], ptr, first, second, n)
+    if state.flat and allocator is None and width == entry.wide and type(self) is GPUArray:
+        _remember(op, self, other, kind, reflected, entry, handle, n, launch, state)
     shape = self.shape
     if len(shape) == 1:
         strides = entry.strides1
     else:
         strides = new_array_strides(shape, entry.itemsize) if shape else ()
     return GPUArray._fresh(shape, entry.result, strides, n, allocator, gpudata, ptr)
+
+
+def _remember(
+    op: str,
+    self: GPUArray,
+    other: Any,
+    kind: type,
+    reflected: bool,
+    entry: _FastOp,
+    handle: int,
+    n: int,
+    launch: tuple[Any, ...],
+    state: _FastContext,
+) -> None:
+    """Hands the launch just made to _FLAT, which makes the next like it itself."""
+    grid, block = launch[1], launch[2]
+    if len(grid) > 1 and builtins.any(d != 1 for d in grid[1:]):
+        return
+    if len(block) > 1 and builtins.any(d != 1 for d in block[1:]):
+        return
+    scalar = kind is not GPUArray
+    lo, hi = (entry.lo, entry.hi) if kind is int else (None, None)
+    _FLAT.remember(
+        op,
+        self.dtype,
+        kind if scalar else other.dtype,
+        reflected,
+        handle,
+        n,
+        launch[3],
+        grid[0],
+        block[0],
+        state.allocate,
+        entry.result,
+        entry.itemsize,
+        entry.flat_convert if scalar else None,
+        None if lo == _UNBOUNDED[0] else lo,
+        None if hi == _UNBOUNDED[1] else hi,
+    )
 
 
 def _fast_inplace_op(op: str, dtype: np.dtype, other: Any, kind: Any) -> _FastOp:
