@@ -15,6 +15,7 @@ void bind_event(nb::module_& m);
 void bind_module(nb::module_& m);
 void bind_function(nb::module_& m);
 void bind_flat_launches(nb::module_& m);
+void bind_flat_operator(nb::module_& m);
 void bind_linker(nb::module_& m);
 void bind_nvrtc(nb::module_& m);
 void bind_compile_cache(nb::module_& m);
@@ -41,6 +42,7 @@ NB_MODULE(_driver, m) {
     bind_module(m);
     bind_function(m);
     bind_flat_launches(m);
+    bind_flat_operator(m);
     bind_linker(m);
     bind_nvrtc(m);
     bind_compile_cache(m);

@@ -234,7 +234,7 @@ def test_the_operators_use_the_fast_path(recorder, monkeypatch):
         seen.append((op, reflected, result is not None))
         return result
 
-    monkeypatch.setattr(gpuarray, "_fast_binary", spy)
+    monkeypatch.setattr(_fast_ops, "_fast_binary", spy)  # the operators' C++ side calls it
     a + b, 2 - a, a * 3.0, a / b, a**2, a < b, a == 1, a % b
     assert seen == [("add", False, True), ("subtract", True, True), ("multiply", False, True),
                     ("true_divide", False, True), ("power", False, True), ("less", False, True),
@@ -431,9 +431,9 @@ FLAT_CASES = [
 def _twice(op, a, b, reflected):
     """The operator as gpuarray's operators call it: the first call made by the Python path
     (and remembered), the second served in C++."""
-    first = gpuarray._fast_binary(a, op, b, reflected)
+    first = _fast_ops._FLAT.binary(a, op, b, reflected)
     before = len(_fast_ops._FLAT)
-    second = gpuarray._fast_binary(a, op, b, reflected)
+    second = _fast_ops._FLAT.binary(a, op, b, reflected)
     return first, second, before
 
 
@@ -529,6 +529,44 @@ def test_flat_launches_per_context(ctx):
         drv.Context.pop()
         other.detach()
     np.testing.assert_array_equal((a + a).get(), 2 * host)
+
+
+# }}}
+
+
+# {{{ the operators' descriptors (_driver.FlatOperator)
+
+
+def test_operators_are_method_descriptors(recorder):
+    a, b = GPUArray((10,), np.float32), GPUArray((10,), np.float32)
+    assert GPUArray.__add__.__name__ == "__add__" and "__radd__" in repr(GPUArray.__radd__)
+    for out in (GPUArray.__add__(a, b), a.__add__(b), a + b, GPUArray.__radd__(a, 2.0)):
+        assert type(out) is GPUArray and out.shape == (10,) and out.dtype == np.float32
+    assert a.__add__("x") is NotImplemented
+    with pytest.raises(TypeError):
+        a + "x"
+    with pytest.raises(TypeError):
+        "x" - a
+    with pytest.raises(TypeError, match="requires a 'GPUArray' object"):
+        GPUArray.__add__(np.zeros(10, np.float32), a)
+    with pytest.raises(TypeError, match="one operand"):
+        GPUArray.__add__(a)
+    with pytest.raises(TypeError, match="one operand"):
+        a.__add__(b, b)
+    with pytest.raises(TypeError, match="one operand"):
+        a.__add__(other=b)
+    with pytest.raises(ValueError):
+        a + GPUArray((3,), np.float32)
+
+
+def test_subclasses_keep_their_own_operators(recorder):
+    class Tagged(GPUArray):
+        def __add__(self, other):
+            return "tagged"
+
+    t, a = Tagged((10,), np.float32), GPUArray((10,), np.float32)
+    assert t + a == "tagged"
+    assert type(t * a) is GPUArray  # inherited: the general path makes a GPUArray
 
 
 # }}}

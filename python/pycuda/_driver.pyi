@@ -631,11 +631,19 @@ class FlatLaunches:
     The remembered flat launches of gpuarray's binary operators (see pycuda._fast_ops).
     """
 
-    def __init__(self, array_type: object, fallback: object, capacity: int) -> None: ...
+    def __init__(self, namespace: object, fallback: object, capacity: int) -> None: ...
+
+    def bind(self, array_type: object) -> None:
+        """Serve the exact instances of `array_type` (GPUArray) from now on."""
+
+    def operator(self, name: object, op: object, reflected: bool = False) -> object:
+        """
+        A method descriptor for `array_type.<name>`: `op` (an interned ufunc name) served as binary() serves it, then by array._binary_general(op, other, reflected).
+        """
 
     def remember(self, op: object, lhs: object, rhs: object, reflected: bool, context: int, n: int, function: object, grid: int, block: int, allocate: object, result: object, itemsize: int, convert: object | None, lo: object | None, hi: object | None) -> bool:
         """
-        Remember the launch the Python path made for this key; False where `allocate` is not a DeviceMemoryPool's (not served here).
+        Remember the launch the Python path made for this key; False where it cannot be served here (`allocate` not a DeviceMemoryPool's, a stand-in function).
         """
 
     def clear(self) -> None:
@@ -644,6 +652,22 @@ class FlatLaunches:
     def __len__(self) -> int: ...
 
     binary: types.MethodDescriptorType = ...
+
+class FlatOperator:
+    """
+    A binary operator of GPUArray (NumPy's rules), served in C++ where its launch is remembered.
+    """
+
+    def __repr__(self, /):
+        """Return repr(self)."""
+
+    def __call__(self, /, *args, **kwargs):
+        """Call self as a function."""
+
+    def __get__(self, instance, owner=None, /):
+        """Return an attribute of instance, which is of type owner."""
+
+    __vectorcalloffset__: types.MemberDescriptorType = ...
 
 class Linker:
     """

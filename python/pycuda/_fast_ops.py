@@ -33,21 +33,19 @@ GPUArray: Any = None
 _gpuarray: Any = None
 
 
-# The C++ side of _fast_binary (_driver.FlatLaunches): the launches _fast_binary made for plain
-# operands (exact GPUArrays, the pool's memory, 16-byte aligned), served there without running
-# Python; gpuarray's operators call its ``binary``, which calls _fast_binary where it has
-# nothing remembered. Made by bind().
-_FLAT: Any = None
-
-
 def bind(gpuarray: ModuleType) -> None:
-    """Gives the fast paths ``gpuarray``'s GPUArray and hooks (see above), and gpuarray's
-    operators the C++ side of _fast_binary."""
-    global GPUArray, _gpuarray, _FLAT
+    """Gives the fast paths ``gpuarray``'s GPUArray and hooks (see above)."""
+    global GPUArray, _gpuarray
     GPUArray = gpuarray.GPUArray
     _gpuarray = gpuarray
-    _FLAT = _driver.FlatLaunches(GPUArray, _fast_binary, _MAX_LAUNCHES)
-    gpuarray._fast_binary = _FLAT.binary
+    _FLAT.bind(GPUArray)
+
+
+def binary_operator(name: str, op: str, reflected: bool = False) -> Any:
+    """GPUArray's operator ``name`` (``__add__``) for ufunc ``op`` (``add``): a C++ method
+    descriptor (_driver.FlatOperator) that serves the launches _FLAT remembers, else calls
+    _fast_binary, else ``array._binary_general(op, other, reflected)``."""
+    return _FLAT.operator(name, op, reflected)
 
 
 # Operands of an operator that take the fast path with an array: Python's scalars (weak, in
@@ -165,6 +163,12 @@ _context_handle = _driver._current_context_handle
 # The current context's handle (0 without one) -> its _FastContext.
 _FAST_CONTEXTS: dict[int, _FastContext] = {}
 _MAX_LAUNCHES = 4096  # kernels' launches remembered per context (then forgotten, made again)
+
+
+# The C++ side of _fast_binary (_driver.FlatLaunches): the launches _fast_binary made for plain
+# operands (exact GPUArrays, the pool's memory, 16-byte aligned), which it then serves without
+# running Python; it calls _fast_binary (looked up here on each miss) for the rest.
+_FLAT = _driver.FlatLaunches(globals(), "_fast_binary", _MAX_LAUNCHES)
 
 
 def _forget_fast_contexts() -> None:

@@ -62,7 +62,7 @@ from pycuda._broadcast import (
 )
 from pycuda._c_types import dtype_to_ctype
 from pycuda._dtype_rules import binary_op_dtypes, unary_result_dtype
-from pycuda._fast_ops import _fast_binary, _fast_fill, _fast_inplace, _fast_unary
+from pycuda._fast_ops import _fast_binary, _fast_fill, _fast_inplace, _fast_unary, binary_operator
 from pycuda._indexing import index_plan
 from pycuda._kernel_layout import kernel_layout, vector_width
 from pycuda._launch_config import splay as _splay
@@ -937,49 +937,32 @@ class GPUArray(ReductionMethods):
         _elementwise(out, inputs, expr, stream)
         return out
 
-    def __add__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "add", other, False)
-        return self._binary_general("add", other) if out is None else out
-
-    def __radd__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "add", other, True)
-        return self._binary_general("add", other, True) if out is None else out
+    # The binary operators (NumPy's rules, any operands): C++ method descriptors
+    # (_fast_ops.binary_operator) that launch remembered flat kernels for plain contiguous
+    # operands without a Python frame, and call _binary_general for everything else.
+    __add__ = binary_operator("__add__", "add")
+    __radd__ = binary_operator("__radd__", "add", reflected=True)
 
     def __iadd__(self, other: Any) -> GPUArray:
         out = _fast_inplace(self, "add", other)
         return self._binary("add", other, out=self) if out is None else out
 
-    def __sub__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "subtract", other, False)
-        return self._binary_general("subtract", other) if out is None else out
-
-    def __rsub__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "subtract", other, True)
-        return self._binary_general("subtract", other, True) if out is None else out
+    __sub__ = binary_operator("__sub__", "subtract")
+    __rsub__ = binary_operator("__rsub__", "subtract", reflected=True)
 
     def __isub__(self, other: Any) -> GPUArray:
         out = _fast_inplace(self, "subtract", other)
         return self._binary("subtract", other, out=self) if out is None else out
 
-    def __mul__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "multiply", other, False)
-        return self._binary_general("multiply", other) if out is None else out
-
-    def __rmul__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "multiply", other, True)
-        return self._binary_general("multiply", other, True) if out is None else out
+    __mul__ = binary_operator("__mul__", "multiply")
+    __rmul__ = binary_operator("__rmul__", "multiply", reflected=True)
 
     def __imul__(self, other: Any) -> GPUArray:
         out = _fast_inplace(self, "multiply", other)
         return self._binary("multiply", other, out=self) if out is None else out
 
-    def __truediv__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "true_divide", other, False)
-        return self._binary_general("true_divide", other) if out is None else out
-
-    def __rtruediv__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "true_divide", other, True)
-        return self._binary_general("true_divide", other, True) if out is None else out
+    __truediv__ = binary_operator("__truediv__", "true_divide")
+    __rtruediv__ = binary_operator("__rtruediv__", "true_divide", reflected=True)
 
     def __itruediv__(self, other: Any) -> GPUArray:
         out = _fast_inplace(self, "true_divide", other)
@@ -987,125 +970,68 @@ class GPUArray(ReductionMethods):
 
     __div__, __rdiv__, __idiv__ = __truediv__, __rtruediv__, __itruediv__
 
-    def __floordiv__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "floor_divide", other, False)
-        return self._binary_general("floor_divide", other) if out is None else out
-
-    def __rfloordiv__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "floor_divide", other, True)
-        return self._binary_general("floor_divide", other, True) if out is None else out
+    __floordiv__ = binary_operator("__floordiv__", "floor_divide")
+    __rfloordiv__ = binary_operator("__rfloordiv__", "floor_divide", reflected=True)
 
     def __ifloordiv__(self, other: Any) -> GPUArray:
         out = _fast_inplace(self, "floor_divide", other)
         return self._binary("floor_divide", other, out=self) if out is None else out
 
-    def __mod__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "remainder", other, False)
-        return self._binary_general("remainder", other) if out is None else out
-
-    def __rmod__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "remainder", other, True)
-        return self._binary_general("remainder", other, True) if out is None else out
+    __mod__ = binary_operator("__mod__", "remainder")
+    __rmod__ = binary_operator("__rmod__", "remainder", reflected=True)
 
     def __imod__(self, other: Any) -> GPUArray:
         out = _fast_inplace(self, "remainder", other)
         return self._binary("remainder", other, out=self) if out is None else out
 
-    def __pow__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "power", other, False)
-        return self._binary_general("power", other) if out is None else out
-
-    def __rpow__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "power", other, True)
-        return self._binary_general("power", other, True) if out is None else out
+    __pow__ = binary_operator("__pow__", "power")
+    __rpow__ = binary_operator("__rpow__", "power", reflected=True)
 
     def __ipow__(self, other: Any) -> GPUArray:
         out = _fast_inplace(self, "power", other)
         return self._binary("power", other, out=self) if out is None else out
 
-    def __and__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "bitwise_and", other, False)
-        return self._binary_general("bitwise_and", other) if out is None else out
-
-    def __rand__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "bitwise_and", other, True)
-        return self._binary_general("bitwise_and", other, True) if out is None else out
+    __and__ = binary_operator("__and__", "bitwise_and")
+    __rand__ = binary_operator("__rand__", "bitwise_and", reflected=True)
 
     def __iand__(self, other: Any) -> GPUArray:
         out = _fast_inplace(self, "bitwise_and", other)
         return self._binary("bitwise_and", other, out=self) if out is None else out
 
-    def __or__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "bitwise_or", other, False)
-        return self._binary_general("bitwise_or", other) if out is None else out
-
-    def __ror__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "bitwise_or", other, True)
-        return self._binary_general("bitwise_or", other, True) if out is None else out
+    __or__ = binary_operator("__or__", "bitwise_or")
+    __ror__ = binary_operator("__ror__", "bitwise_or", reflected=True)
 
     def __ior__(self, other: Any) -> GPUArray:
         out = _fast_inplace(self, "bitwise_or", other)
         return self._binary("bitwise_or", other, out=self) if out is None else out
 
-    def __xor__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "bitwise_xor", other, False)
-        return self._binary_general("bitwise_xor", other) if out is None else out
-
-    def __rxor__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "bitwise_xor", other, True)
-        return self._binary_general("bitwise_xor", other, True) if out is None else out
+    __xor__ = binary_operator("__xor__", "bitwise_xor")
+    __rxor__ = binary_operator("__rxor__", "bitwise_xor", reflected=True)
 
     def __ixor__(self, other: Any) -> GPUArray:
         out = _fast_inplace(self, "bitwise_xor", other)
         return self._binary("bitwise_xor", other, out=self) if out is None else out
 
-    def __lshift__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "left_shift", other, False)
-        return self._binary_general("left_shift", other) if out is None else out
-
-    def __rlshift__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "left_shift", other, True)
-        return self._binary_general("left_shift", other, True) if out is None else out
+    __lshift__ = binary_operator("__lshift__", "left_shift")
+    __rlshift__ = binary_operator("__rlshift__", "left_shift", reflected=True)
 
     def __ilshift__(self, other: Any) -> GPUArray:
         out = _fast_inplace(self, "left_shift", other)
         return self._binary("left_shift", other, out=self) if out is None else out
 
-    def __rshift__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "right_shift", other, False)
-        return self._binary_general("right_shift", other) if out is None else out
-
-    def __rrshift__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "right_shift", other, True)
-        return self._binary_general("right_shift", other, True) if out is None else out
+    __rshift__ = binary_operator("__rshift__", "right_shift")
+    __rrshift__ = binary_operator("__rrshift__", "right_shift", reflected=True)
 
     def __irshift__(self, other: Any) -> GPUArray:
         out = _fast_inplace(self, "right_shift", other)
         return self._binary("right_shift", other, out=self) if out is None else out
 
-    def __eq__(self, other: Any) -> GPUArray:  # type: ignore[override]
-        out = _fast_binary(self, "equal", other, False)
-        return self._binary_general("equal", other) if out is None else out
-
-    def __ne__(self, other: Any) -> GPUArray:  # type: ignore[override]
-        out = _fast_binary(self, "not_equal", other, False)
-        return self._binary_general("not_equal", other) if out is None else out
-
-    def __lt__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "less", other, False)
-        return self._binary_general("less", other) if out is None else out
-
-    def __le__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "less_equal", other, False)
-        return self._binary_general("less_equal", other) if out is None else out
-
-    def __gt__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "greater", other, False)
-        return self._binary_general("greater", other) if out is None else out
-
-    def __ge__(self, other: Any) -> GPUArray:
-        out = _fast_binary(self, "greater_equal", other, False)
-        return self._binary_general("greater_equal", other) if out is None else out
+    __eq__ = binary_operator("__eq__", "equal")
+    __ne__ = binary_operator("__ne__", "not_equal")
+    __lt__ = binary_operator("__lt__", "less")
+    __le__ = binary_operator("__le__", "less_equal")
+    __gt__ = binary_operator("__gt__", "greater")
+    __ge__ = binary_operator("__ge__", "greater_equal")
 
     def __neg__(self) -> GPUArray:
         return self._unary("negative", unary_result_dtype("negative", self.dtype))

@@ -1,4 +1,4 @@
-// bindings/flat_launch.cpp: pycuda._driver.FlatLaunches, the hot path of gpuarray's binary
+// bindings/flat_launches.cpp: pycuda._driver.FlatLaunches, the hot path of gpuarray's binary
 // operators on C-contiguous operands of one shape (a + b, a * 2.0, 1 - a, ...).
 //
 // gpuarray's Python fast path (pycuda._fast_ops) resolves an operator once per combination of
@@ -10,7 +10,10 @@
 // `a + b`. Anything not remembered or not plain (a subclass, strides, a custom allocator, an
 // address not 16-byte aligned, an int outside the range its rules were resolved for) goes to
 // the Python path, which decides as it always did. The GIL guards the table.
+#include "bindings/flat_launches.hpp"
+
 #include "bindings/arg_packer.hpp"
+#include "bindings/flat_operator.hpp"
 #include "bindings/memory.hpp"
 #include "bindings/memory_pool.hpp"
 #include "bindings/raw_call.hpp"
@@ -43,43 +46,6 @@ const Names& names() {
     }();
     return n;
 }
-
-struct FlatKey {
-    PyObject* op;  // the operator's name ("add"): interned, so compared by address
-    PyObject* lhs; // self's dtype
-    PyObject* rhs; // the other array's dtype, or the scalar's type
-    CUcontext context;
-    long long n;
-    bool reflected;
-    bool operator==(const FlatKey&) const = default;
-};
-
-struct FlatKeyHash {
-    std::size_t operator()(const FlatKey& k) const noexcept {
-        std::size_t h = std::hash<const void*>{}(k.op);
-        auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
-        mix(std::hash<const void*>{}(k.lhs));
-        mix(std::hash<const void*>{}(k.rhs));
-        mix(std::hash<const void*>{}(k.context));
-        mix(std::hash<long long>{}(k.n));
-        mix(k.reflected);
-        return h;
-    }
-};
-
-/// What one remembered launch needs. Holds the key's objects (so that their addresses are not
-/// reused while cached), the Function (its module and context) and the pool.
-struct FlatEntry {
-    nb::object keep;
-    nb::object function;
-    Dim3 grid, block;
-    nb::object result;   // the result's dtype
-    Py_ssize_t itemsize; // of the result
-    nb::object strides1; // (itemsize,)
-    std::shared_ptr<DeviceMemoryPool> pool;
-    nb::object convert; // a scalar operand's conversion; None: packed as it is
-    long long lo = LLONG_MIN, hi = LLONG_MAX; // the Python ints the rules were resolved for
-};
 
 /// A new reference to `obj.name`, or a null object with the error cleared (a miss, not an
 /// error: the Python path reads the attribute again and reports what is wrong).
@@ -115,93 +81,6 @@ nb::object c_strides(PyObject* shape, Py_ssize_t itemsize) {
     return strides;
 }
 
-class FlatLaunches {
-public:
-    FlatLaunches(nb::handle array_type, nb::handle fallback, std::size_t capacity)
-        : array_type_(nb::borrow(array_type)), fallback_(nb::borrow(fallback)),
-          capacity_(capacity) {
-        if (!PyType_Check(array_type.ptr()))
-            throw nb::type_error("FlatLaunches: array_type must be a class");
-    }
-
-    /// `self op other` (`other op self` when reflected): served here when remembered, else by
-    /// `fallback` (pycuda._fast_ops._fast_binary, the Python path: a new array, or None).
-    nb::object binary(PyObject* self, PyObject* op, PyObject* other, PyObject* reflected) {
-        if (nb::object result = try_binary(self, op, other, reflected == Py_True))
-            return result;
-        PyObject* args[] = {self, op, other, reflected};
-        PyObject* out = PyObject_Vectorcall(fallback_.ptr(), args, 4, nullptr);
-        if (!out)
-            throw nb::python_error();
-        return nb::steal(out);
-    }
-
-    /// Remembers a launch the Python path just made (see _fast_ops._fast_binary); False where
-    /// this path cannot serve it: `allocate` not a DeviceMemoryPool's, `function` not a
-    /// prepared Function, `op` not interned.
-    bool remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool reflected,
-                  std::uintptr_t context, long long n, nb::handle function, unsigned grid,
-                  unsigned block, nb::handle allocate, nb::handle result, Py_ssize_t itemsize,
-                  nb::handle convert, nb::handle lo, nb::handle hi) {
-        nb::object pool_obj = nb::steal(PyObject_GetAttrString(allocate.ptr(), "__self__"));
-        if (!pool_obj.is_valid()) {
-            PyErr_Clear();
-            return false;
-        }
-        DevicePoolRef* pool = nullptr;
-        if (!nb::try_cast<DevicePoolRef*>(pool_obj, pool) || pool == nullptr)
-            return false;
-        Function* f = nullptr;
-        if (!nb::try_cast<Function*>(function, f) || f == nullptr || !f->prepared_layout)
-            return false; // a stand-in (tests): launched by the Python path only
-        if (!PyUnicode_CheckExact(op.ptr()) || !PyUnicode_CHECK_INTERNED(op.ptr()))
-            return false; // compared by address: only an interned name finds its entry again
-        if (entries_.size() >= capacity_)
-            entries_.clear();
-        FlatEntry e;
-        e.keep = nb::make_tuple(op, lhs, rhs);
-        e.function = nb::borrow(function);
-        e.grid = {grid, 1, 1};
-        e.block = {block, 1, 1};
-        e.result = nb::borrow(result);
-        e.itemsize = itemsize;
-        e.strides1 = nb::make_tuple(itemsize);
-        e.pool = pool->pool;
-        e.convert = nb::borrow(convert);
-        e.lo = lo.is_none() ? LLONG_MIN : clamped(lo);
-        e.hi = hi.is_none() ? LLONG_MAX : clamped(hi);
-        FlatKey key{op.ptr(), lhs.ptr(), rhs.ptr(), reinterpret_cast<CUcontext>(context),
-                    n,        reflected};
-        entries_.insert_or_assign(key, std::move(e));
-        return true;
-    }
-
-    void clear() { entries_.clear(); }
-    std::size_t size() const { return entries_.size(); }
-
-    /// The Python objects held, for the cycle collector.
-    int traverse(visitproc visit, void* arg) const {
-        Py_VISIT(array_type_.ptr());
-        Py_VISIT(fallback_.ptr());
-        for (const auto& [key, e] : entries_) {
-            Py_VISIT(e.keep.ptr());
-            Py_VISIT(e.function.ptr());
-            Py_VISIT(e.result.ptr());
-            Py_VISIT(e.strides1.ptr());
-            Py_VISIT(e.convert.ptr());
-        }
-        return 0;
-    }
-
-private:
-    /// The result, or a null object where the Python path must decide.
-    nb::object try_binary(PyObject* self, PyObject* op, PyObject* other, bool reflected);
-
-    nb::object array_type_, fallback_;
-    std::size_t capacity_;
-    std::unordered_map<FlatKey, FlatEntry, FlatKeyHash> entries_;
-};
-
 /// A C-contiguous GPUArray's address as an int object, and its parts the key needs.
 struct Operand {
     nb::object ptr, shape, dtype;
@@ -229,10 +108,105 @@ bool read_operand(PyObject* obj, Operand& out, unsigned long long& address) {
     return out.shape.is_valid() && PyTuple_CheckExact(out.shape.ptr()) && out.dtype.is_valid();
 }
 
+} // namespace
+
+std::size_t FlatKeyHash::operator()(const FlatKey& k) const noexcept {
+    std::size_t h = std::hash<const void*>{}(k.op);
+    auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+    mix(std::hash<const void*>{}(k.lhs));
+    mix(std::hash<const void*>{}(k.rhs));
+    mix(std::hash<const void*>{}(k.context));
+    mix(std::hash<long long>{}(k.n));
+    mix(k.reflected);
+    return h;
+}
+
+FlatLaunches::FlatLaunches(nb::handle namespace_, nb::handle fallback, std::size_t capacity)
+    : namespace_(nb::borrow(namespace_)), fallback_(nb::borrow(fallback)), capacity_(capacity) {
+    if (!PyDict_Check(namespace_.ptr()) || !PyUnicode_Check(fallback.ptr()))
+        throw nb::type_error("FlatLaunches(namespace: dict, fallback: str, capacity: int)");
+}
+
+void FlatLaunches::bind(nb::handle array_type) {
+    if (!PyType_Check(array_type.ptr()))
+        throw nb::type_error("FlatLaunches.bind: array_type must be a class");
+    entries_.clear();
+    array_type_ = nb::borrow(array_type);
+}
+
+nb::object FlatLaunches::binary(PyObject* array, PyObject* op, PyObject* other, bool reflected) {
+    if (nb::object result = try_binary(array, op, other, reflected))
+        return result;
+    PyObject* fallback = PyDict_GetItemWithError(namespace_.ptr(), fallback_.ptr()); // borrowed
+    if (!fallback) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_RuntimeError, "pycuda._fast_ops.%U is gone", fallback_.ptr());
+        throw nb::python_error();
+    }
+    PyObject* args[] = {array, op, other, reflected ? Py_True : Py_False};
+    nb::object keep = nb::borrow(fallback); // the call may replace it in the namespace
+    PyObject* out = PyObject_Vectorcall(fallback, args, 4, nullptr);
+    if (!out)
+        throw nb::python_error();
+    return nb::steal(out);
+}
+
+bool FlatLaunches::remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool reflected,
+                            std::uintptr_t context, long long n, nb::handle function, unsigned grid,
+                            unsigned block, nb::handle allocate, nb::handle result,
+                            Py_ssize_t itemsize, nb::handle convert, nb::handle lo, nb::handle hi) {
+    nb::object pool_obj = nb::steal(PyObject_GetAttrString(allocate.ptr(), "__self__"));
+    if (!pool_obj.is_valid()) {
+        PyErr_Clear();
+        return false;
+    }
+    DevicePoolRef* pool = nullptr;
+    if (!nb::try_cast<DevicePoolRef*>(pool_obj, pool) || pool == nullptr)
+        return false;
+    Function* f = nullptr;
+    if (!nb::try_cast<Function*>(function, f) || f == nullptr || !f->prepared_layout)
+        return false; // a stand-in (tests): launched by the Python path only
+    if (!array_type_.is_valid())
+        return false;
+    if (!PyUnicode_CheckExact(op.ptr()) || !PyUnicode_CHECK_INTERNED(op.ptr()))
+        return false; // compared by address: only an interned name finds its entry again
+    if (entries_.size() >= capacity_)
+        entries_.clear();
+    FlatEntry e;
+    e.keep = nb::make_tuple(op, lhs, rhs);
+    e.function = nb::borrow(function);
+    e.grid = {grid, 1, 1};
+    e.block = {block, 1, 1};
+    e.result = nb::borrow(result);
+    e.itemsize = itemsize;
+    e.strides1 = nb::make_tuple(itemsize);
+    e.pool = pool->pool;
+    e.convert = nb::borrow(convert);
+    e.lo = lo.is_none() ? LLONG_MIN : clamped(lo);
+    e.hi = hi.is_none() ? LLONG_MAX : clamped(hi);
+    FlatKey key{op.ptr(), lhs.ptr(), rhs.ptr(), reinterpret_cast<CUcontext>(context), n, reflected};
+    entries_.insert_or_assign(key, std::move(e));
+    return true;
+}
+
+int FlatLaunches::traverse(visitproc visit, void* arg) const {
+    Py_VISIT(namespace_.ptr());
+    Py_VISIT(fallback_.ptr());
+    Py_VISIT(array_type_.ptr());
+    for (const auto& [key, e] : entries_) {
+        Py_VISIT(e.keep.ptr());
+        Py_VISIT(e.function.ptr());
+        Py_VISIT(e.result.ptr());
+        Py_VISIT(e.strides1.ptr());
+        Py_VISIT(e.convert.ptr());
+    }
+    return 0;
+}
+
 nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* other, bool reflected) {
     const Names& names_ = names();
-    PyTypeObject* type = reinterpret_cast<PyTypeObject*>(array_type_.ptr());
-    if (Py_TYPE(self) != type || entries_.empty())
+    PyTypeObject* type = array_type();
+    if (entries_.empty() || Py_TYPE(self) != type)
         return {};
     nb::object allocator = attr(self, names_.allocator);
     if (allocator.ptr() != Py_None)
@@ -326,6 +300,8 @@ nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* othe
     return result;
 }
 
+namespace {
+
 FlatLaunches& launches_of(PyObject* self) {
     if (!nb::inst_ready(self))
         throw nb::type_error("FlatLaunches used before initialization");
@@ -336,7 +312,7 @@ PyObject* binary_raw(PyObject* self, PyObject* const* args, Py_ssize_t n) {
     return guarded([&] {
         if (n != 4)
             throw nb::type_error("FlatLaunches.binary(array, op, other, reflected)");
-        return launches_of(self).binary(args[0], args[1], args[2], args[3]);
+        return launches_of(self).binary(args[0], args[1], args[2], args[3] == Py_True);
     });
 }
 
@@ -369,15 +345,21 @@ void bind_flat_launches(nb::module_& m) {
     nb::class_<FlatLaunches> cls(
         m, "FlatLaunches", nb::type_slots(flat_slots),
         "The remembered flat launches of gpuarray's binary operators (see pycuda._fast_ops).");
-    cls.def(nb::init<nb::handle, nb::handle, std::size_t>(), nb::arg("array_type"),
+    cls.def(nb::init<nb::handle, nb::handle, std::size_t>(), nb::arg("namespace"),
             nb::arg("fallback"), nb::arg("capacity"))
+        .def("bind", &FlatLaunches::bind, nb::arg("array_type"),
+             "Serve the exact instances of `array_type` (GPUArray) from now on.")
+        .def("operator", &make_flat_operator, nb::arg("name"), nb::arg("op"),
+             nb::arg("reflected") = false,
+             "A method descriptor for `array_type.<name>`: `op` (an interned ufunc name) served "
+             "as binary() serves it, then by array._binary_general(op, other, reflected).")
         .def("remember", &FlatLaunches::remember, nb::arg("op"), nb::arg("lhs"), nb::arg("rhs"),
              nb::arg("reflected"), nb::arg("context"), nb::arg("n"), nb::arg("function"),
              nb::arg("grid"), nb::arg("block"), nb::arg("allocate"), nb::arg("result"),
              nb::arg("itemsize"), nb::arg("convert").none(), nb::arg("lo").none(),
              nb::arg("hi").none(),
-             "Remember the launch the Python path made for this key; False where `allocate` "
-             "is not a DeviceMemoryPool's (not served here).")
+             "Remember the launch the Python path made for this key; False where it cannot be "
+             "served here (`allocate` not a DeviceMemoryPool's, a stand-in function).")
         .def("clear", &FlatLaunches::clear, "Forget every remembered launch.")
         .def("__len__", &FlatLaunches::size);
     nb::object descr =

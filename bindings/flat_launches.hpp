@@ -1,0 +1,86 @@
+// bindings/flat_launches.hpp: FlatLaunches, the launches of gpuarray's binary operators that
+// are served in C++ (see flat_launches.cpp), for its binder and the operators' (flat_operator).
+#pragma once
+
+#include "core/function.hpp"
+#include "core/memory_pool.hpp"
+
+#include <nanobind/nanobind.h>
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
+namespace nb = nanobind;
+
+namespace pycuda::bindings {
+
+/// What a remembered launch is found by.
+struct FlatKey {
+    PyObject* op;  // the operator's name ("add"): interned, so compared by address
+    PyObject* lhs; // the array's dtype
+    PyObject* rhs; // the other array's dtype, or the scalar's type
+    CUcontext context;
+    long long n;
+    bool reflected;
+    bool operator==(const FlatKey&) const = default;
+};
+
+struct FlatKeyHash {
+    std::size_t operator()(const FlatKey& k) const noexcept;
+};
+
+/// What one remembered launch needs. Holds the key's objects (so that their addresses are not
+/// reused while cached), the Function (its module and context) and the pool.
+struct FlatEntry {
+    nb::object keep;
+    nb::object function;
+    Dim3 grid, block;
+    nb::object result;   // the result's dtype
+    Py_ssize_t itemsize; // of the result
+    nb::object strides1; // (itemsize,)
+    std::shared_ptr<DeviceMemoryPool> pool;
+    nb::object convert; // a scalar operand's conversion; None: packed as it is
+    long long lo = LLONG_MIN, hi = LLONG_MAX; // the Python ints the rules were resolved for
+};
+
+/// The table of remembered launches (one per process, made by pycuda._fast_ops). The GIL
+/// guards it.
+class FlatLaunches {
+public:
+    /// `namespace[fallback]` is the Python path (_fast_ops._fast_binary), looked up per miss
+    /// so that it can be replaced; launches are forgotten after `capacity` of them.
+    FlatLaunches(nb::handle namespace_, nb::handle fallback, std::size_t capacity);
+
+    /// The class whose exact instances are served (GPUArray; set once it exists).
+    void bind(nb::handle array_type);
+
+    /// `array op other` (`other op array` when reflected) where remembered, else what the
+    /// Python path gives (a new array, or None where the general path must decide).
+    nb::object binary(PyObject* array, PyObject* op, PyObject* other, bool reflected);
+
+    /// Remembers a launch the Python path just made; false where it cannot be served here.
+    bool remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool reflected,
+                  std::uintptr_t context, long long n, nb::handle function, unsigned grid,
+                  unsigned block, nb::handle allocate, nb::handle result, Py_ssize_t itemsize,
+                  nb::handle convert, nb::handle lo, nb::handle hi);
+
+    void clear() { entries_.clear(); }
+    std::size_t size() const { return entries_.size(); }
+    PyTypeObject* array_type() const { return reinterpret_cast<PyTypeObject*>(array_type_.ptr()); }
+
+    /// The Python objects held, for the cycle collector.
+    int traverse(visitproc visit, void* arg) const;
+
+private:
+    /// The result, or a null object where the Python path must decide.
+    nb::object try_binary(PyObject* array, PyObject* op, PyObject* other, bool reflected);
+
+    nb::object namespace_, fallback_, array_type_;
+    std::size_t capacity_;
+    std::unordered_map<FlatKey, FlatEntry, FlatKeyHash> entries_;
+};
+
+} // namespace pycuda::bindings
