@@ -129,13 +129,15 @@ class _FastContext:
     """What the fast paths keep per context: the context itself (so that its handle, the key,
     is not reused while cached), its pool's allocate, and kernels with their launches."""
 
-    __slots__ = ("allocate", "context", "kernels")
+    __slots__ = ("allocate", "context", "kernels", "reductions")
 
     def __init__(self, context: Any, allocate: Callable[[int], Any]) -> None:
         self.context = context
         self.allocate = allocate
         # (operator, n, width) -> (prepared_call, grid, block)
         self.kernels: dict[tuple[_FastOp, int, int], tuple[Any, ...]] = {}
+        # (reduction, dtype, n, address % 16) -> its launches (pycuda._fast_reduce)
+        self.reductions: dict[tuple[Any, ...], Any] = {}
 
 
 _context_handle = _driver._current_context_handle
