@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from launch_log import FakeDevice, LaunchLog, Memory, without_new_memory
 
 from pycuda import _fast_ops, _reduce_ops, gpuarray, reduction
 from pycuda.gpuarray import GPUArray
@@ -22,52 +23,6 @@ REAL = [d for d in DTYPES if d.kind != "c"]
 SIZES = [1, 3, 1000, 4097, 10**7]
 
 
-class _FakeDevice:
-    def get_attribute(self, attr: int) -> int:
-        from pycuda import driver
-
-        return 132 if attr == driver.device_attribute.MULTIPROCESSOR_COUNT else 2048
-
-
-class _Recorder:
-    """SourceModule's functions replaced by ones that record their launches, and memory handed
-    out (256-byte aligned, never reused) instead of allocated."""
-
-    def __init__(self):
-        self.calls = []
-        self.next = 1 << 20
-
-    def allocate(self, size):
-        ptr = self.next
-        self.next += (size + 255) // 256 * 256 + 256
-        return ptr
-
-    def module(self, source, options=None, keep=False, no_extern_c=False, **kw):
-        rec = self
-
-        class Function:
-            def __init__(self, name):
-                self.name = name
-
-            def prepare(self, fmt):
-                self.format = fmt
-
-            def prepared_call(self, grid, block, *args):
-                rec.calls.append((self.name, grid, block, args))
-
-            def prepared_async_call(self, grid, block, stream, *args):
-                rec.calls.append((self.name, grid, block, args, stream))
-
-            def max_active_blocks_per_multiprocessor(self, block):
-                return 3  # not what the thread-count bound gives, so a mix-up shows
-
-        class Module:
-            def get_function(self, name):
-                return Function(name)
-
-        return Module()
-
-
 def _forget_kernels():
     for factory in (reduction.get_sum_kernel, reduction.get_minmax_kernel):
         factory.clear_cache()
@@ -77,12 +32,11 @@ def _forget_kernels():
 def recorder(monkeypatch):
     from pycuda import compiler, driver
 
-    rec = _Recorder()
+    rec = LaunchLog()
     monkeypatch.setattr(compiler, "SourceModule", rec.module)
-    monkeypatch.setattr(driver.Context, "get_device", staticmethod(lambda: _FakeDevice()))
-    raw = _Recorder()
-    raw.next = 1 << 50
-    monkeypatch.setattr(driver, "mem_alloc", raw.allocate)  # the partials without an allocator
+    monkeypatch.setattr(driver.Context, "get_device", staticmethod(lambda: FakeDevice()))
+    # the partials without an allocator, from addresses of their own
+    monkeypatch.setattr(driver, "mem_alloc", Memory(1 << 50).allocate)
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: rec.allocate)
     monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
     _forget_kernels()  # kernels memoized by other tests' stand-ins (context handle 0)
@@ -93,14 +47,6 @@ def recorder(monkeypatch):
 def _entries():
     state = _fast_ops._FAST_CONTEXTS.get(0)
     return {} if state is None else state.reductions
-
-
-def _without_new_memory(calls):
-    """The launches without the addresses of new memory (the result's and the partials')."""
-    if len(calls) == 2:  # stage 2 reads what stage 1 wrote
-        assert calls[1][3][1] == calls[0][3][0]
-        return [calls[0][:3] + (calls[0][3][1:],), calls[1][:3] + (calls[1][3][2:],)]
-    return [(name, grid, block, args[1:]) for name, grid, block, args in calls]
 
 
 def _same_result(fast, general):
@@ -128,12 +74,12 @@ def _check_launches(rec, what, a, allocator):
     assert fast_calls[-1][3][0] == fast.ptr  # the last launch writes the result
     rec.calls.clear()
     general = _kernel_of(what, a.dtype)(a, allocator=allocator)
-    assert _without_new_memory(fast_calls) == _without_new_memory(rec.calls)
+    assert without_new_memory(fast_calls) == without_new_memory(rec.calls)
     _same_result(fast, general)
     rec.calls.clear()
     again = getattr(gpuarray, what)(a, allocator=allocator)  # from the entry
     assert len(_entries()) == count
-    assert _without_new_memory(rec.calls) == _without_new_memory(fast_calls)
+    assert without_new_memory(rec.calls) == without_new_memory(fast_calls)
     _same_result(again, general)
     return fast_calls
 
@@ -163,17 +109,16 @@ def test_max_min_launch_what_the_general_path_launches(recorder, what, dtype, n)
 
 
 def test_allocators_as_the_general_path(recorder):
-    own = _Recorder()
+    own = Memory(1 << 30)
     for n in (1000, 10**7):  # one stage and two
         for array_allocator in (None, own.allocate):
             a = GPUArray((n,), np.float32, array_allocator)
-            for allocator in (None, _Recorder().allocate):
+            for allocator in (None, Memory(1 << 35).allocate):
                 _check_launches(recorder, "sum", a, allocator)
                 _entries().clear()
     gpuarray.sum(GPUArray((10**7,), np.float32))  # no allocator: the partials from mem_alloc
     assert recorder.calls[-1][3][1] >= 1 << 50 and recorder.calls[-1][3][0] < 1 << 40
-    other = _Recorder()
-    other.next = 1 << 40
+    other = Memory(1 << 40)
     a = GPUArray((10**7,), np.float32)
     out = gpuarray.sum(a, allocator=other.allocate)
     # the result and the partials come from the allocator given
@@ -268,6 +213,14 @@ def _host_data(dtype: np.dtype, n: int) -> np.ndarray:
     return (rng.random(n) - 0.5 + 1j * rng.random(n)).astype(dtype)
 
 
+def _aligned_and_not(dtype: np.dtype, n: int):
+    """(GPU array, its host copy) of n elements at a 256-byte-aligned address, and one element
+    later."""
+    host = _host_data(dtype, n + 1)
+    base = gpuarray.to_gpu(host)
+    return [(base[:n], host[:n]), (base[1:], host[1:])]
+
+
 def _assert_sum_close(got, host):
     ref = np.sum(host)
     assert got.dtype == ref.dtype
@@ -285,9 +238,7 @@ def _assert_sum_close(got, host):
 @pytest.mark.parametrize("n", [1, 1000, 2**20 + 3])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_fast_sum_against_numpy_and_the_general_path(ctx, dtype, n):
-    host = _host_data(dtype, n + 1)
-    base = gpuarray.to_gpu(host)
-    for a, h in ((base[:n], host[:n]), (base[1:], host[1:])):  # aligned and not
+    for a, h in _aligned_and_not(dtype, n):
         fast = gpuarray.sum(a)
         state = _fast_ops._FAST_CONTEXTS[ctx.handle]
         assert (_reduce_ops._sum_kernel, dtype, n, a.ptr & 15) in state.reductions
@@ -302,9 +253,7 @@ def test_fast_sum_against_numpy_and_the_general_path(ctx, dtype, n):
 @pytest.mark.parametrize("n", [1, 1000, 2**20 + 3])
 @pytest.mark.parametrize("dtype", REAL, ids=str)
 def test_fast_max_min_against_numpy(ctx, dtype, n):
-    host = _host_data(dtype, n + 1)
-    base = gpuarray.to_gpu(host)
-    for a, h in ((base[:n], host[:n]), (base[1:], host[1:])):
+    for a, h in _aligned_and_not(dtype, n):
         for what, ref in (("max", np.max(h)), ("min", np.min(h))):
             got = getattr(gpuarray, what)(a).get()
             assert got.dtype == ref.dtype and got == ref
