@@ -45,7 +45,9 @@ class _Launches(NamedTuple):
 _ONE_BLOCK = (1, 1)
 
 
-def _launches(state: Any, kernel_of: Callable[[np.dtype], Any], a: Any, n: int, ptr: int):
+def _launches(
+    state: Any, kernel_of: Callable[[np.dtype], Any], a: Any, n: int, ptr: int
+) -> _Launches | None:
     """Works out (and keeps in ``state``) the launches of ``kernel_of(a.dtype)`` over ``a``
     as ReductionKernel.__call__ makes them; None where that kernel is not the one-array kind."""
     dtype = a.dtype
