@@ -11,6 +11,7 @@ from functools import partial
 import host_device
 import numpy as np
 import pytest
+from launch_log import Memory
 
 from pycuda import _fast_ops, elementwise, gpuarray
 from pycuda._dtype_rules import BINARY_OPS
@@ -22,17 +23,12 @@ SCALARS = [0, 1, 3, -1, 2**40, -(2**70), 2.5, -0.0, True, 1j, np.float32(2), np.
            np.float64(0.5), np.uint16(7), np.complex64(1 + 2j), np.bool_(False)]  # fmt: skip
 
 
-class _Recorder:
+class _Recorder(Memory):
     """Launches recorded (and memory handed out) instead of run."""
 
     def __init__(self):
+        super().__init__()
         self.calls = []
-        self.next = 1 << 20
-
-    def allocate(self, size):
-        ptr = self.next
-        self.next += (size + 255) // 256 * 256 + 256
-        return ptr
 
     def kernel(self, kind, out_dtype, operands, expr, p):
         rec = self

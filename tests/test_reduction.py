@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from launch_log import FakeDevice, LaunchLog, Memory, without_new_memory
 
 from pycuda import _driver
 from pycuda import reduction as R
@@ -62,13 +63,6 @@ class _FakeFunction:
         self.format = fmt
 
 
-class _FakeDevice:
-    def get_attribute(self, attr: int) -> int:
-        from pycuda import driver
-
-        return 132 if attr == driver.device_attribute.MULTIPROCESSOR_COUNT else 2048
-
-
 @pytest.fixture
 def nvrtc_modules(monkeypatch):
     """SourceModule replaced by NVRTC compiles for sm_80 and sm_90 (no GPU needed); the
@@ -91,7 +85,7 @@ def nvrtc_modules(monkeypatch):
             return _FakeFunction(name)
 
     monkeypatch.setattr(compiler, "SourceModule", NvrtcOnlyModule)
-    monkeypatch.setattr(driver.Context, "get_device", staticmethod(lambda: _FakeDevice()))
+    monkeypatch.setattr(driver.Context, "get_device", staticmethod(lambda: FakeDevice()))
     return sources
 
 
@@ -237,67 +231,22 @@ def test_bad_arguments_are_clear(nvrtc_modules):
 # {{{ CPU: the one-array shortcut launches what the general path launches
 
 
-class _LaunchLog:
-    """SourceModule's functions replaced by ones that record their prepared calls."""
-
-    def __init__(self):
-        self.calls = []
-
-    def module(self, source, options=None, keep=False, no_extern_c=False, **kw):
-        log = self
-
-        class Function:
-            def __init__(self, name):
-                self.name = name
-
-            def prepare(self, fmt):
-                self.format = fmt
-
-            def prepared_call(self, grid, block, *args):
-                log.calls.append((self.name, grid, block, args))
-
-        class Module:
-            def get_function(self, name):
-                return Function(name)
-
-        return Module()
-
-
 @pytest.fixture
 def launch_log(monkeypatch):
     from pycuda import _fast_ops, compiler, driver
 
-    log = _LaunchLog()
+    log = LaunchLog()
     monkeypatch.setattr(compiler, "SourceModule", log.module)
-    monkeypatch.setattr(driver.Context, "get_device", staticmethod(lambda: _FakeDevice()))
+    monkeypatch.setattr(driver.Context, "get_device", staticmethod(lambda: FakeDevice()))
     monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
     return log
-
-
-def _pool():
-    state = {"next": 1 << 20}
-
-    def allocate(size):
-        ptr = state["next"]
-        state["next"] += (size + 255) // 256 * 256 + 256
-        return ptr
-
-    return allocate
-
-
-def _without_output(calls):
-    """The launches without the addresses of new memory (the result's and the partials')."""
-    if len(calls) == 2:  # stage 2 reads what stage 1 wrote
-        assert calls[1][3][1] == calls[0][3][0]
-        return [calls[0][:3] + (calls[0][3][1:],), calls[1][:3] + (calls[1][3][2:],)]
-    return [(name, grid, block, args[1:]) for name, grid, block, args in calls]
 
 
 @pytest.mark.parametrize("n", [1, 1000, 4097, 10**7])
 def test_one_array_shortcut_launches_what_the_general_path_launches(launch_log, n):
     from pycuda.gpuarray import GPUArray
 
-    allocate = _pool()
+    allocate = Memory().allocate
     k = R.ReductionKernel(np.float32, "0", "a+b", arguments="const float *in")
     for offset in (0, 1, 4):
         base = GPUArray((n + offset,), np.float32, allocator=allocate)
@@ -308,12 +257,12 @@ def test_one_array_shortcut_launches_what_the_general_path_launches(launch_log, 
         assert k._single_array(a) == k._launch_args((a,))
         launch_log.calls.clear()
         out = k(a)
-        fast_calls = _without_output(launch_log.calls)
+        fast_calls = without_new_memory(launch_log.calls)
         assert launch_log.calls[-1][3][0] == out.ptr and out.shape == () and out._c
         assert out.dtype == np.float32 and out.allocator is allocate
         launch_log.calls.clear()
         k(general)
-        assert fast_calls == _without_output(launch_log.calls)
+        assert fast_calls == without_new_memory(launch_log.calls)
         stages = [call[0] for call in fast_calls]
         # one launch where one block's worth of work (with 16-byte loads where aligned)
         assert len(stages) == (1 if n <= 256 * (16 if offset % 4 == 0 else 8) else 2)
@@ -323,13 +272,13 @@ def test_one_array_shortcut_leaves_the_checks_to_the_general_path(launch_log):
     from pycuda.gpuarray import GPUArray
 
     k = R.ReductionKernel(np.float32, "0", "a+b", arguments="const float *in")
-    a = GPUArray((10, 10), np.float32, allocator=_pool())
+    a = GPUArray((10, 10), np.float32, allocator=Memory().allocate)
     assert k._single_array(a[:, ::2]) is None and k._single_array(_HostArray(3)) is None
-    assert k._single_array(GPUArray((3,), np.float64, allocator=_pool())) is None
+    assert k._single_array(GPUArray((3,), np.float64, allocator=Memory().allocate)) is None
     with pytest.raises(ValueError, match="not contiguous"):
         k(a[:, ::2])
     with pytest.raises(TypeError, match="dtype float64"):
-        k(GPUArray((3,), np.float64, allocator=_pool()))
+        k(GPUArray((3,), np.float64, allocator=Memory().allocate))
     two = R.ReductionKernel(np.float32, "0", "a+b", "x[i]*y[i]", "const float *x, const float *y")
     assert two._single is None
 

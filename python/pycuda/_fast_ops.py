@@ -147,7 +147,7 @@ class _FastContext:
     """What the fast paths keep per context: the context itself (so that its handle, the key,
     is not reused while cached), its pool's allocate, and kernels with their launches."""
 
-    __slots__ = ("allocate", "context", "flat", "kernels")
+    __slots__ = ("allocate", "context", "flat", "kernels", "reductions")
 
     def __init__(self, context: Any, allocate: Callable[[int], Any]) -> None:
         self.context = context
@@ -155,8 +155,10 @@ class _FastContext:
         # Whether _FLAT can serve this context's launches: it allocates from a DeviceMemoryPool
         # only (not from a stand-in's allocator).
         self.flat = isinstance(getattr(allocate, "__self__", None), _driver.DeviceMemoryPool)
-        # (operator, n, width) -> (prepared_call, grid, block)
+        # (operator, n, width) -> (prepared_call, grid, block, Function)
         self.kernels: dict[tuple[_FastOp, int, int], tuple[Any, ...]] = {}
+        # (reduction, dtype, n, address % 16) -> its launches (pycuda._fast_reduce)
+        self.reductions: dict[tuple[Any, ...], Any] = {}
 
 
 _context_handle = _driver._current_context_handle

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from pycuda import reduction
+from pycuda._fast_reduce import reduce_whole
 
 
 def _check_array(a: Any, what: str) -> None:
@@ -35,6 +36,19 @@ def _sum_dtype(dtype: np.dtype) -> np.dtype:
     if dtype.kind == "u" and dtype.itemsize < 8:
         return np.dtype(np.uint64)
     return dtype
+
+
+def _sum_kernel(dtype: np.dtype) -> reduction.ReductionKernel:
+    """The kernel of ``sum(a)`` for an array of ``dtype`` (the fast path's factory)."""
+    return reduction.get_sum_kernel(_sum_dtype(dtype), dtype)
+
+
+def _max_kernel(dtype: np.dtype) -> reduction.ReductionKernel:
+    return reduction.get_minmax_kernel("max", dtype)
+
+
+def _min_kernel(dtype: np.dtype) -> reduction.ReductionKernel:
+    return reduction.get_minmax_kernel("min", dtype)
 
 
 def _check_subset(subset: Any) -> None:
@@ -77,6 +91,10 @@ def sum(  # noqa: A001
 ) -> Any:
     """The sum of the elements of ``a`` (dtype as numpy.sum's): over every axis a 0-d
     GPUArray, as the original; ``axis``, ``out`` and ``keepdims`` as NumPy's."""
+    if dtype is None and stream is None and axis is None and out is None and not keepdims:
+        result = reduce_whole(_sum_kernel, a, allocator)
+        if result is not None:
+            return result
     _check_array(a, "a")
     if not _whole(a, axis, out, keepdims):
         return _along("sum", a, axis, out, keepdims, stream, allocator, dtype)
@@ -126,6 +144,10 @@ def subset_dot(
 
 def _minmax(what: str, a: Any, stream: Any, allocator: Any, axis: Any = None, out: Any = None,
             keepdims: bool = False) -> Any:  # fmt: skip
+    if stream is None and axis is None and out is None and not keepdims:
+        result = reduce_whole(_max_kernel if what == "max" else _min_kernel, a, allocator)
+        if result is not None:
+            return result
     _check_array(a, "a")
     if not _whole(a, axis, out, keepdims):
         return _along(what, a, axis, out, keepdims, stream, allocator)

@@ -542,6 +542,15 @@ class ReductionKernel:
         ptr = a.ptr
         return [ptr], a, a.size, align is not None and not ptr % align
 
+    def _stage1(self, n: int, aligned: bool) -> tuple[Any, int, bool]:
+        """The stage-1 function over ``n`` elements (16-byte loads where ``aligned``), its
+        number of blocks, and whether that one launch writes the result (one block and no final
+        conversion) or stage 2 reduces its partials. pycuda._fast_reduce launches the same."""
+        func = self.stage1_vec_func if aligned and n else self.stage1_func
+        per_block, max_blocks = self._limits[func]
+        blocks = max(1, min(-(-n // per_block), max_blocks))
+        return func, blocks, blocks == 1 and self._plan.final is None
+
     def _launch_args(self, args: tuple[Any, ...]) -> tuple[list[Any], Any, int, bool]:
         """Kernel arguments, the first array (size and allocator), n, and whether 16-byte
         loads may be used."""
@@ -602,11 +611,9 @@ class ReductionKernel:
                 f"out must be a GPUArray of one {self.result_dtype} element, got "
                 f"{out.size} of {out.dtype}"
             )
-        func = self.stage1_vec_func if aligned and n else self.stage1_func
-        per_block, max_blocks = self._limits[func]
-        blocks = max(1, min(-(-n // per_block), max_blocks))
+        func, blocks, direct = self._stage1(n, aligned)
         block = self._block
-        if blocks == 1 and self._plan.final is None:
+        if direct:
             _launch(func, (1, 1), block, stream, [out.gpudata, *packed, n])
             return out
         from pycuda import driver

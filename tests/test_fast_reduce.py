@@ -1,0 +1,279 @@
+"""Tests of the fast path of gpuarray.sum/max/min over whole arrays (pycuda._fast_reduce): it must
+launch exactly what the general path (ReductionKernel.__call__) launches, give the same result
+arrays, be taken only where it applies, and keep its entries per context. CPU (recorded
+launches) and GPU (values against NumPy and the general path)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from launch_log import FakeDevice, LaunchLog, Memory, without_new_memory
+
+from pycuda import _fast_ops, _reduce_ops, gpuarray, reduction
+from pycuda.gpuarray import GPUArray
+
+DTYPES = [
+    np.dtype(t)
+    for t in (
+        np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64, np.float16, np.float32,
+        np.float64, np.complex64, np.complex128,
+    )
+]  # fmt: skip
+REAL = [d for d in DTYPES if d.kind != "c"]
+SIZES = [1, 3, 1000, 4097, 10**7]
+
+
+def _forget_kernels():
+    for factory in (reduction.get_sum_kernel, reduction.get_minmax_kernel):
+        factory.clear_cache()
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    from pycuda import compiler, driver
+
+    rec = LaunchLog()
+    monkeypatch.setattr(compiler, "SourceModule", rec.module)
+    monkeypatch.setattr(driver.Context, "get_device", staticmethod(lambda: FakeDevice()))
+    # the partials without an allocator, from addresses of their own
+    monkeypatch.setattr(driver, "mem_alloc", Memory(1 << 50).allocate)
+    monkeypatch.setattr(gpuarray, "_default_allocator", lambda: rec.allocate)
+    monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
+    _forget_kernels()  # kernels memoized by other tests' stand-ins (context handle 0)
+    yield rec
+    _forget_kernels()  # and ours are not for later tests
+
+
+def _entries():
+    state = _fast_ops._FAST_CONTEXTS.get(0)
+    return {} if state is None else state.reductions
+
+
+def _same_result(fast, general):
+    assert vars(fast).keys() == vars(general).keys()
+    keys = ("dtype", "shape", "strides", "size", "allocator", "base", "_c_contiguous")
+    assert [vars(fast)[k] for k in keys] == [vars(general)[k] for k in keys]
+    assert fast.ptr == int(fast.gpudata)
+
+
+def _kernel_of(what, dtype):
+    if what == "sum":
+        return reduction.get_sum_kernel(_reduce_ops._sum_dtype(dtype), dtype)
+    return reduction.get_minmax_kernel(what, dtype)
+
+
+def _check_launches(rec, what, a, allocator):
+    """``gpuarray.<what>(a)`` takes the fast path and launches what the general path does."""
+    rec.calls.clear()
+    fast = getattr(gpuarray, what)(a, allocator=allocator)
+    fast_calls = rec.calls[:]
+    factory = {"sum": _reduce_ops._sum_kernel, "max": _reduce_ops._max_kernel}.get(what)
+    key = (factory or _reduce_ops._min_kernel, a.dtype, a.size, a.ptr & 15)
+    assert key in _entries()  # it was taken: its entry is there
+    count = len(_entries())
+    assert fast_calls[-1][3][0] == fast.ptr  # the last launch writes the result
+    rec.calls.clear()
+    general = _kernel_of(what, a.dtype)(a, allocator=allocator)
+    assert without_new_memory(fast_calls) == without_new_memory(rec.calls)
+    _same_result(fast, general)
+    rec.calls.clear()
+    again = getattr(gpuarray, what)(a, allocator=allocator)  # from the entry
+    assert len(_entries()) == count
+    assert without_new_memory(rec.calls) == without_new_memory(fast_calls)
+    _same_result(again, general)
+    return fast_calls
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_sum_launches_what_the_general_path_launches(recorder, dtype, n):
+    stages = set()
+    for offset in (0, 1, 16 // dtype.itemsize):  # aligned, misaligned, aligned again
+        base = GPUArray((n + offset,), dtype, recorder.allocate)
+        calls = _check_launches(recorder, "sum", base[offset:], None)
+        stages.add(tuple(call[0] for call in calls))
+    if n == 10**7:
+        assert all(len(s) == 2 for s in stages)  # two stages, with and without 16-byte loads
+        assert any("vec" in s[0] for s in stages)
+        # an element's offset misaligns the 16-byte loads, but for 16-byte elements
+        assert any("vec" not in s[0] for s in stages) == (dtype.itemsize < 16)
+
+
+@pytest.mark.parametrize("what", ["max", "min"])
+@pytest.mark.parametrize("n", [1, 1000, 10**7])
+@pytest.mark.parametrize("dtype", REAL, ids=str)
+def test_max_min_launch_what_the_general_path_launches(recorder, what, dtype, n):
+    for offset in (0, 1):
+        base = GPUArray((n + offset,), dtype, recorder.allocate)
+        _check_launches(recorder, what, base[offset:], None)
+
+
+def test_allocators_as_the_general_path(recorder):
+    own = Memory(1 << 30)
+    for n in (1000, 10**7):  # one stage and two
+        for array_allocator in (None, own.allocate):
+            a = GPUArray((n,), np.float32, array_allocator)
+            for allocator in (None, Memory(1 << 35).allocate):
+                _check_launches(recorder, "sum", a, allocator)
+                _entries().clear()
+    gpuarray.sum(GPUArray((10**7,), np.float32))  # no allocator: the partials from mem_alloc
+    assert recorder.calls[-1][3][1] >= 1 << 50 and recorder.calls[-1][3][0] < 1 << 40
+    other = Memory(1 << 40)
+    a = GPUArray((10**7,), np.float32)
+    out = gpuarray.sum(a, allocator=other.allocate)
+    # the result and the partials come from the allocator given
+    assert out.allocator == other.allocate and out.ptr >= 1 << 40
+    assert recorder.calls[-1][3][0] == out.ptr and recorder.calls[-1][3][1] >= 1 << 40
+
+
+def test_n_d_arrays_and_cached_contiguity(recorder):
+    a = GPUArray((4, 5, 6), np.float64)
+    _check_launches(recorder, "sum", a, None)
+    view = a[1:3]  # C-contiguous, worked out on first use
+    assert view._c_contiguous is None
+    _check_launches(recorder, "sum", view, None)
+    assert view._c_contiguous is True
+
+
+def test_falls_back_where_the_general_path_decides(recorder, monkeypatch):
+    taken = []
+    real = _reduce_ops.reduce_whole
+
+    def spy(kernel_of, a, allocator):
+        result = real(kernel_of, a, allocator)
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(_reduce_ops, "reduce_whole", spy)
+    monkeypatch.setattr(_reduce_ops, "_along", lambda *args: "along")
+    a = GPUArray((10, 10), np.float32)
+    assert gpuarray.sum(a[:, ::2]) == "along"  # strided: the general path's strided kernels
+    empty = gpuarray.sum(GPUArray((0,), np.float32))  # empty: the general path's launch
+    assert empty.dtype == np.float32 and recorder.calls[-1][3][-1] == 0
+    with pytest.raises(ValueError, match="zero-size array"):
+        gpuarray.max(GPUArray((0,), np.float32))
+    with pytest.raises(TypeError, match="complex"):  # no kernel: the general path's error
+        gpuarray.max(GPUArray((3,), np.complex64))
+    assert taken == [False] * 4
+
+    class Sub(GPUArray):
+        pass
+
+    sub = Sub((8,), np.float32)
+    assert gpuarray.sum(sub).dtype == np.float32 and taken[-1] is False
+    assert not _entries()
+    recorder.calls.clear()
+    taken.clear()
+    b = GPUArray((100,), np.float32)
+    assert gpuarray.sum(b, dtype=np.float64).dtype == np.float64
+    assert gpuarray.sum(b, stream="s").dtype == np.float32
+    assert gpuarray.max(b, stream="s").dtype == np.float32
+    assert recorder.calls[-1][-1] == "s" and recorder.calls[-2][-1] == "s"
+    assert gpuarray.sum(b, out=GPUArray((), np.float32)) == "along"
+    assert gpuarray.sum(b, keepdims=True) == "along"
+    assert gpuarray.sum(b, axis=0) == "along"
+    assert gpuarray.min(b, axis=0) == "along"
+    assert taken == [] and not _entries()
+
+
+def test_entries_per_context_cleared_and_bounded(recorder, monkeypatch):
+    handle = [0]
+    monkeypatch.setattr(_fast_ops, "_context_handle", lambda: handle[0])
+    a = GPUArray((1000,), np.float32)
+    gpuarray.sum(a)
+    gpuarray.max(a)
+    assert len(_fast_ops._FAST_CONTEXTS[0].reductions) == 2
+    handle[0] = 1234  # another context: its own entries
+    monkeypatch.setattr(_fast_ops.drv.Context, "get_current", staticmethod(lambda: "ctx"))
+    gpuarray.sum(a)
+    assert len(_fast_ops._FAST_CONTEXTS[1234].reductions) == 1
+    from pycuda.tools import clear_context_caches
+
+    clear_context_caches()
+    assert _fast_ops._FAST_CONTEXTS == {}
+    monkeypatch.setattr(_fast_ops, "_MAX_LAUNCHES", 4)
+    for n in range(1, 20):
+        gpuarray.sum(GPUArray((n,), np.float32))
+        assert recorder.calls[-1][3][-1] == n
+    assert 0 < len(_fast_ops._FAST_CONTEXTS[1234].reductions) <= 4
+
+
+# {{{ GPU: values against NumPy and the general path
+
+
+def _host_data(dtype: np.dtype, n: int) -> np.ndarray:
+    rng = np.random.default_rng(n)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -100), min(info.max, 100), n, endpoint=True).astype(dtype)
+    if dtype.kind == "f":
+        return (rng.random(n) * 4 - 1).astype(dtype)
+    return (rng.random(n) - 0.5 + 1j * rng.random(n)).astype(dtype)
+
+
+def _aligned_and_not(dtype: np.dtype, n: int):
+    """(GPU array, its host copy) of n elements at a 256-byte-aligned address, and one element
+    later."""
+    host = _host_data(dtype, n + 1)
+    base = gpuarray.to_gpu(host)
+    return [(base[:n], host[:n]), (base[1:], host[1:])]
+
+
+def _assert_sum_close(got, host):
+    ref = np.sum(host)
+    assert got.dtype == ref.dtype
+    if host.dtype.kind in "biu":
+        assert got == ref
+        return
+    wide = np.complex128 if host.dtype.kind == "c" else np.float64
+    scale = max(float(np.sum(np.abs(host.astype(wide)))), 1.0)
+    real = host.dtype if host.dtype.kind == "f" else np.finfo(host.dtype).dtype
+    eps = 2e-3 if real == np.float16 else 8 * float(np.finfo(real).eps)
+    assert abs(complex(got) - complex(np.sum(host.astype(wide)))) <= eps * scale, (got, ref)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1, 1000, 2**20 + 3])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_fast_sum_against_numpy_and_the_general_path(ctx, dtype, n):
+    for a, h in _aligned_and_not(dtype, n):
+        fast = gpuarray.sum(a)
+        state = _fast_ops._FAST_CONTEXTS[ctx.handle]
+        assert (_reduce_ops._sum_kernel, dtype, n, a.ptr & 15) in state.reductions
+        general = _kernel_of("sum", dtype)(a)
+        got = fast.get()
+        assert got.shape == () and got.dtype == general.dtype == np.sum(h).dtype
+        assert got.tobytes() == general.get().tobytes()  # the same kernels: bit-identical
+        _assert_sum_close(got, h)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1, 1000, 2**20 + 3])
+@pytest.mark.parametrize("dtype", REAL, ids=str)
+def test_fast_max_min_against_numpy(ctx, dtype, n):
+    for a, h in _aligned_and_not(dtype, n):
+        for what, ref in (("max", np.max(h)), ("min", np.min(h))):
+            got = getattr(gpuarray, what)(a).get()
+            assert got.dtype == ref.dtype and got == ref
+
+
+@pytest.mark.gpu
+def test_fast_sum_allocators_and_nan(ctx):
+    import pycuda.driver as drv
+
+    host = np.arange(2**20 + 3, dtype=np.float32) % 7
+    a = gpuarray.to_gpu(host)
+    ref = gpuarray.sum(a).get()
+    assert ref == np.sum(host.astype(np.float64))  # small integers: exact
+    for allocator in (drv.mem_alloc, gpuarray._default_allocator()):
+        out = gpuarray.sum(a, allocator=allocator)  # result and partials from the allocator
+        assert out.allocator is allocator and out.get() == ref
+    host[5] = np.nan
+    a = gpuarray.to_gpu(host)
+    assert np.isnan(gpuarray.sum(a).get()) and np.isnan(gpuarray.max(a).get())
+    assert np.isnan(gpuarray.min(a[:1000]).get())
+
+
+# }}}
