@@ -4,8 +4,9 @@
 written), then sum, max, dot and argmax of 2^26 float32 (bytes read) and an inclusive scan of
 2^26 int32 (bytes read + written), each in TB/s and as a percentage of the copy figure, beside
 CuPy's equivalents where CuPy is importable; and the host cost of ``sum(a).get()`` on 1000
-elements in microseconds. Device times: CUDA events around a burst, after warm-up, median of
-rounds. Part of ``benchmarks/reductions.py`` (the lead's), and runnable alone:
+elements in microseconds, beside CuPy's and the round trip's floor in interleaved rounds.
+Device times: CUDA events around a burst, after warm-up, median of rounds. Part of
+``benchmarks/reductions.py``, and runnable alone:
 
     python benchmarks/_reduction_bench.py
 """
@@ -13,10 +14,10 @@ rounds. Part of ``benchmarks/reductions.py`` (the lead's), and runnable alone:
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Callable
 
 import numpy as np
+from _host_cost import host_us
 
 N = 1 << 26
 Row = tuple[str, float, str]
@@ -62,18 +63,6 @@ def _cupy_record(cp):
         return end
 
     return record
-
-
-def _host_us(op: Callable[[], object], n: int = 2000) -> float:
-    for _ in range(100):
-        op()
-    rounds = []
-    for _ in range(7):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            op()
-        rounds.append((time.perf_counter() - t0) / n * 1e6)
-    return statistics.median(rounds)
 
 
 def _tbps(nbytes: int, ms: float) -> float:
@@ -139,23 +128,25 @@ def run() -> list[Row]:
             rate = _tbps(nbytes, _device_ms(op, _cupy_record(cp)))
             rows.append((f"cupy {name} 2^26", rate, "TB/s"))
 
+    # Host costs side by side in interleaved rounds; sum(a) as users call it (the default
+    # allocator: the context's pool).
     small = gpuarray.to_gpu(x_host[:1000])
-    rows.append(
-        (
-            "host cost of sum(a).get(), 1000 float32",
-            _host_us(lambda: ops.sum(small, allocator=alloc).get()),
-            "us",
-        )
-    )
-    rows.append(("round trip floor: empty launch + 4-byte copy back", _round_trip_us(), "us"))
+    sync = drv.Context.synchronize
+    contenders = {
+        "host cost of sum(a).get(), 1000 float32": (lambda: gpuarray.sum(small).get(), sync),
+        "round trip floor: empty launch + 4-byte copy back": (_round_trip(), sync),
+    }
     if cp is not None:
         csmall = cp.asarray(x_host[:1000])
-        cupy_us = _host_us(lambda: cp.sum(csmall).get())
-        rows.append(("cupy host cost of sum(a).get(), 1000 float32", cupy_us, "us"))
+        contenders["cupy host cost of sum(a).get(), 1000 float32"] = (
+            lambda: cp.sum(csmall).get(),
+            cp.cuda.Device().synchronize,
+        )
+    rows += [(name, us, "us") for name, us in host_us(contenders).items()]
     return rows
 
 
-def _round_trip_us() -> float:
+def _round_trip() -> Callable[[], None]:
     """What any ``sum(a).get()`` waits for: one launch, the kernel, one synchronous 4-byte copy."""
     import pycuda.driver as drv
     from pycuda.compiler import SourceModule
@@ -170,7 +161,7 @@ def _round_trip_us() -> float:
         func.prepared_call((1, 1, 1), (32, 1, 1), ptr)
         drv.memcpy_dtoh(host, dev)
 
-    return _host_us(op)
+    return op
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """benchmarks/arrays.py: element-wise GPUArray work against the copy bandwidth and CuPy.
 
 On 2^26-element float32 arrays: 2*x, x+y, an ElementwiseKernel z=a*x+b*y, sqrt(fabs(x)),
-x[::2]+y[::2] and a broadcast (8192,1)+(1,8192); plus the host cost of a+b on 1000 elements.
+x[::2]+y[::2] and a broadcast (8192,1)+(1,8192); plus the host cost of a+b on 1000 elements,
+pycuda's and CuPy's timed in interleaved rounds (benchmarks/_host_cost.py).
 Each device figure is the median over rounds of the mean of a burst of launches timed with
 events, after warm-up; bandwidth counts the bytes each operation must move (every input read
 once, every output written once, per kernel launched). The ceiling is a device-to-device copy
@@ -16,7 +17,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -27,6 +27,7 @@ from pycuda import cumath, gpuarray
 from pycuda.elementwise import ElementwiseKernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _host_cost import host_us  # noqa: E402
 from _report import report  # noqa: E402
 
 N = 1 << 26
@@ -78,23 +79,6 @@ def cupy_timer(cp):
         return a, end
 
     return record
-
-
-def host_us(op: Callable[[], object], sync: Callable[[], object], n: int = 256) -> float:
-    """Median host time of one call (results discarded). The queue is drained, untimed, after
-    every ``n`` calls, as in benchmarks/launch.py's floor: a full launch queue would make the
-    host wait for the GPU, and the time would then be the kernels' and not the host's."""
-    for _ in range(100):
-        op()
-    sync()
-    rounds = []
-    for _ in range(31):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            op()
-        rounds.append((time.perf_counter() - t0) / n * 1e6)
-        sync()
-    return statistics.median(rounds)
 
 
 CASES = [
@@ -173,21 +157,20 @@ def main() -> None:
     except ImportError:
         cp = None
     theirs: list[float | None] = [None] * len(ops)
-    cupy_small = None
+    small = {"pycuda": (small_add, sync)}
     if cp is not None:
         cops, csmall = cupy_ops(cp)
         csync = cp.cuda.Device().synchronize
         theirs = [device_ms(op, csync, cupy_timer(cp)) for op in cops]
-        cupy_small = host_us(csmall, csync)
+        small["cupy  "] = (csmall, csync)
     for (name, nbytes), ms, cms in zip(CASES, ours, theirs, strict=True):
         tbs = nbytes / ms / 1e9
         rows.append((f"pycuda {name}", tbs, f"TB/s ({100 * tbs / copy_tbs:.0f}% of copy)"))
         if cms is not None:
             ctbs = nbytes / cms / 1e9
             rows.append((f"cupy   {name}", ctbs, f"TB/s ({100 * ctbs / copy_tbs:.0f}% of copy)"))
-    rows.append(("pycuda host cost of a+b, 1000 float32", host_us(small_add, sync), "us"))
-    if cupy_small is not None:
-        rows.append(("cupy   host cost of a+b, 1000 float32", cupy_small, "us"))
+    for name, us in host_us(small).items():
+        rows.append((f"{name} host cost of a+b, 1000 float32", us, "us"))
 
     report(rows, args.json, elements=N)
 

@@ -217,7 +217,7 @@ class ArgExtremumKernel:
 
     def __call__(self, a: Any, stream: Any = None, allocator: Any = None, out: Any = None) -> Any:
         """The index of the first extremum of ``a`` (non-empty) as a 0-d int64 GPUArray."""
-        from pycuda import driver, gpuarray
+        from pycuda import gpuarray
 
         if not hasattr(a, "gpudata") or not hasattr(a, "dtype"):
             raise TypeError(f"a must be a GPUArray, got {type(a).__name__}")
@@ -241,7 +241,8 @@ class ArgExtremumKernel:
         func = self.stage1_vec_func if ptr % 16 == 0 else self.stage1_func
         per_block = self.block * (16 // self.dtype.itemsize if func is self.stage1_vec_func else 1)
         blocks = max(1, min(-(-n // per_block), self._resident[func]))
-        partials = (allocator or driver.mem_alloc)(blocks * self._pair_bytes)
+        # Without an allocator, from the context's pool as the result (not a cuMemFree per call).
+        partials = (allocator or gpuarray._default_allocator())(blocks * self._pair_bytes)
         _launch(func, (blocks, 1), (self.block, 1, 1), stream, [partials, ptr, n])
         _launch(self.stage2_func, (1, 1), (STAGE2_BLOCK, 1, 1), stream,
                 [out.gpudata, partials, blocks])  # fmt: skip

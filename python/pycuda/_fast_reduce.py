@@ -73,12 +73,6 @@ def _launches(
     return entry
 
 
-def _partials_allocator() -> Callable[[int], Any]:
-    from pycuda import driver
-
-    return driver.mem_alloc
-
-
 def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -> Any:
     """``kernel_of(a.dtype)(a, allocator=allocator)`` (a new 0-d GPUArray) when ``a`` is a
     non-empty C-contiguous GPUArray; None where the general path must decide.
@@ -106,8 +100,8 @@ def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -
     if stage2 is None:
         stage1(_ONE_BLOCK, block, out, ptr, n)
     else:
-        # Raw memory, as the general path's partials (from the allocator, else mem_alloc).
-        partials = (allocator or _partials_allocator())(partial_bytes)
+        # As the general path's partials: from the allocator, else the context's pool.
+        partials = (allocator or state.allocate)(partial_bytes)
         stage1(grid, block, partials, ptr, n)
         stage2(_ONE_BLOCK, block, out, partials, blocks)
     return GPUArray._fresh((), result, (), 1, allocator, gpudata, out)

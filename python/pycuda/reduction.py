@@ -616,10 +616,11 @@ class ReductionKernel:
         if direct:
             _launch(func, (1, 1), block, stream, [out.gpudata, *packed, n])
             return out
-        from pycuda import driver
-
         # Raw memory, not a GPUArray: the partials may be of a struct type (argmax's pairs).
-        partials = (allocator or driver.mem_alloc)(blocks * self.dtype_out.itemsize)
+        # Without an allocator, from the context's pool as the result: a cuMemFree per call
+        # would wait for the device.
+        allocate = allocator or _gpuarray()._default_allocator()
+        partials = allocate(blocks * self.dtype_out.itemsize)
         _launch(func, (blocks, 1), block, stream, [partials, *packed, n])
         _launch(self.stage2_func, (1, 1), block, stream, [out.gpudata, partials, blocks])
         return out

@@ -411,7 +411,7 @@ class _ScanKernel:
 
         self._check(input_ary, "input_ary")
         if allocator is None:
-            allocator = getattr(input_ary, "allocator", None) or driver.mem_alloc
+            allocator = getattr(input_ary, "allocator", None)
         if output_ary is None:
             output_ary = input_ary
         elif isinstance(output_ary, str):
@@ -436,7 +436,9 @@ class _ScanKernel:
         # flags into 64-bit words (no separate flags), all zeroed by the memset.
         flags_bytes = 0 if self.packed else -(-tiles * 4 // 16) * 16
         values_bytes = tiles * (8 if self.packed else self.words * 4)
-        scratch = allocator(flags_bytes + (1 if self.packed else 2) * values_bytes)
+        # Without an allocator, from the context's pool (not a cuMemFree per call).
+        allocate = allocator or gpuarray._default_allocator()
+        scratch = allocate(flags_bytes + (1 if self.packed else 2) * values_bytes)
         base = int(scratch)
         in_ptr, out_ptr = int(input_ary.gpudata), int(output_ary.gpudata)
         vec = int(in_ptr % 16 == 0 and out_ptr % 16 == 0)
