@@ -474,6 +474,10 @@ def test_flat_launches_keep_numpy_errors_and_fallbacks(ctx):
     np.testing.assert_array_equal((big + 2**63).get(), np.arange(100, dtype=np.uint64) + 2**63)
     f = gpuarray.to_gpu(np.arange(1000, dtype=np.float32))
     f + f, f + f
+    f * 2.0, f * 2.0
+    for _ in range(2):  # the Python path, then the remembered launch: both as NumPy
+        with pytest.warns(RuntimeWarning, match="overflow"):
+            assert np.isinf((f * 1e40).get()[1:]).all()
     host = np.arange(1000, dtype=np.float32)
     np.testing.assert_array_equal((f[1:] + f[1:]).get(), 2 * host[1:])  # unaligned
     np.testing.assert_array_equal((f[::2] + f[::2]).get(), 2 * host[::2])  # strided

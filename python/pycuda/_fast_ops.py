@@ -90,8 +90,8 @@ class _FastOp:
         self.convert: Any = None
         self.lo, self.hi = _UNBOUNDED
         # A scalar operand as FlatLaunches packs it: None where the kernel's parameter takes
-        # the Python scalar as it is (a float for a float32/float64, an int in range for an
-        # integer type), else the conversion.
+        # the Python scalar as it is (a float for a float64, an int in range for an integer
+        # type), else the conversion.
         self.flat_convert: Any = None
 
 
@@ -134,8 +134,9 @@ def _fast_scalar_op(op: str, dtype: np.dtype, kind: type, reflected: bool) -> _F
     if kind is int and dtype.kind in "biu":
         info = np.iinfo(np.int64 if dtype.kind == "b" else dtype)
         entry.lo, entry.hi = (0 if op == "power" else info.min), info.max
+    # (A float for a float32 goes through np.float32, which warns where it overflows.)
     native = entry.convert is operand.type and (
-        (kind is float and operand.kind == "f" and operand.itemsize >= 4)
+        (kind is float and operand == np.float64)
         or (kind is int and operand.kind in "iu" and entry.lo != _UNBOUNDED[0])
     )
     entry.flat_convert = None if native else entry.convert
