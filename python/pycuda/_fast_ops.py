@@ -146,7 +146,8 @@ def _fast_scalar_op(op: str, dtype: np.dtype, kind: type, reflected: bool) -> _F
 
 class _FastContext:
     """What the fast paths keep per context: the context itself (so that its handle, the key,
-    is not reused while cached), its pool's allocate, and kernels with their launches."""
+    is not reused while cached), its pool's allocate, kernels with their launches, and the
+    reductions' launches (pycuda._fast_reduce)."""
 
     __slots__ = ("allocate", "context", "flat", "kernels", "reductions")
 
@@ -176,8 +177,7 @@ _FLAT = _driver.FlatLaunches(globals(), "_fast_binary", _MAX_LAUNCHES)
 
 def _forget_fast_contexts() -> None:
     _FAST_CONTEXTS.clear()
-    if _FLAT is not None:
-        _FLAT.clear()
+    _FLAT.clear()
 
 
 # tools.clear_context_caches() forgets these with the memoized kernels.
