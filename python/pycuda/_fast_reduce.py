@@ -12,21 +12,11 @@ returns None where the general path must decide, and raises nothing of its own.
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from pycuda import _fast_ops
-
-# Set by bind() when pycuda.gpuarray is imported: the array type this path takes and makes.
-GPUArray: Any = None
-
-
-def bind(gpuarray: ModuleType) -> None:
-    """Gives the fast path ``gpuarray``'s GPUArray (defined after this module is imported)."""
-    global GPUArray
-    GPUArray = gpuarray.GPUArray
 
 
 class _Launches(NamedTuple):
@@ -79,12 +69,13 @@ def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -
 
     ``kernel_of``: the module reduction's kernel factory for a dtype (part of the key).
     """
-    if type(a) is not GPUArray:
+    fast = _fast_ops  # whose bind() gives it gpuarray's GPUArray
+    array_type = fast.GPUArray
+    if type(a) is not array_type:
         return None
     n = a.size
     if not n or not (a._c_contiguous or (a._c_contiguous is None and a._c)):
         return None
-    fast = _fast_ops
     state = fast._FAST_CONTEXTS.get(fast._context_handle()) or fast._fast_context()
     ptr = a.ptr
     entry = state.reductions.get((kernel_of, a.dtype, n, ptr & 15))
@@ -104,4 +95,4 @@ def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -
         partials = (allocator or state.allocate)(partial_bytes)
         stage1(grid, block, partials, ptr, n)
         stage2(_ONE_BLOCK, block, out, partials, blocks)
-    return GPUArray._fresh((), result, (), 1, allocator, gpudata, out)
+    return array_type._fresh((), result, (), 1, allocator, gpudata, out)

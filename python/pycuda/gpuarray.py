@@ -28,7 +28,6 @@ from pycuda import (
     _array_functions,
     _driver,
     _fast_ops,
-    _fast_reduce,
     _gather,
     _interop,
     _texref,
@@ -1131,10 +1130,9 @@ from pycuda._reduce_ops import (  # noqa: E402
     var,
 )
 
-# The fast paths (pycuda._fast_ops) make and recognise GPUArrays: they get the class, and this
-# module's hooks, now that it exists.
+# The fast paths (pycuda._fast_ops, and _fast_reduce through it) make and recognise GPUArrays:
+# they get the class, and this module's hooks, now that it exists.
 _fast_ops.bind(sys.modules[__name__])
-_fast_reduce.bind(sys.modules[__name__])
 # The module functions (pycuda._array_functions) likewise.
 _array_functions.bind(sys.modules[__name__])
 # empty(shape, dtype, allocator, order) is the constructor, as in the original.
