@@ -2,9 +2,12 @@
 # shellcheck shell=bash
 #
 # Two kinds of machine:
-#  - online (PyPI reachable): a plain venv, build deps installed from PyPI once;
+#  - online (PyPI reachable): a plain venv holding exactly what pyproject.toml declares (the build
+#    requirements, numpy and the test extra), installed from PyPI once;
 #  - offline (the GPU machine): the base python already has numpy, nanobind, scikit-build-core and
 #    pytest, so the venv sees them (--system-site-packages) and nothing is downloaded.
+# PYCUDA_FRESH_ENV=1 (set by CI) always takes the first way, in a new venv: a package installed
+# by hand into the base python can then never hide a missing declaration.
 # Either way the package is built with --no-build-isolation --no-index (no network needed), so
 # scikit-build-core reuses its build directory (build/<wheel tag>) and a second run only
 # recompiles what changed.
@@ -17,6 +20,10 @@ BUILD_DEPS_IMPORT="import numpy, nanobind, scikit_build_core, pytest"
 log() { echo "[pycuda setup] $*"; }
 
 make_venv() {
+    if [ -n "${PYCUDA_FRESH_ENV:-}" ]; then
+        fresh_venv
+        return
+    fi
     if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c "$BUILD_DEPS_IMPORT" 2>/dev/null; then
         log "reusing $VENV"
         return
@@ -36,15 +43,22 @@ make_venv() {
         }
         see_base_site_packages
     else
-        log "creating $VENV and installing build deps from PyPI"
-        "$BASE_PYTHON" -m venv "$VENV"
-        "$VENV/bin/python" -m pip install -q --upgrade pip
-        local deps=(nanobind scikit-build-core numpy pytest)
-        # scikit-build-core needs CMake >= 3.18 and a generator; take them from PyPI if absent.
-        command -v cmake >/dev/null || deps+=(cmake)
-        command -v ninja >/dev/null || deps+=(ninja)
-        "$VENV/bin/python" -m pip install -q "${deps[@]}"
+        fresh_venv
     fi
+}
+
+# A new venv without the base python's packages, holding what pyproject.toml declares.
+fresh_venv() {
+    log "creating $VENV with only the dependencies pyproject.toml declares (from PyPI)"
+    rm -rf "$VENV"
+    "$BASE_PYTHON" -m venv "$VENV"
+    "$VENV/bin/python" -m pip install -q --upgrade pip
+    local deps
+    mapfile -t deps < <("$VENV/bin/python" "$PYCUDA_ROOT/scripts/declared_deps.py" test)
+    # scikit-build-core needs CMake >= 3.18 and a generator; take them from PyPI if absent.
+    command -v cmake >/dev/null || deps+=(cmake)
+    command -v ninja >/dev/null || deps+=(ninja)
+    "$VENV/bin/python" -m pip install -q "${deps[@]}"
 }
 
 # --system-site-packages shows the venv the *system* interpreter's packages. When the base python

@@ -33,7 +33,8 @@ targets=(tests)
 for arg in "$@"; do
     case "$arg" in tests/* | ./tests/*) targets=() ;; esac
 done
-"$PY" -m pytest -rs "$@" "${targets[@]}"
+# -ra (pyproject) lists failures and skips, each skip with its reason.
+"$PY" -m pytest "$@" "${targets[@]}"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then

@@ -37,6 +37,15 @@ def _bfloat16() -> np.dtype | None:
 BFLOAT16 = _bfloat16()
 """``ml_dtypes.bfloat16`` as a dtype, or None when ml_dtypes is not installed."""
 
+
+def is_bfloat16(dtype: Any) -> bool:
+    """True when ``dtype`` is ml_dtypes' bfloat16.
+
+    The one safe test: ``dtype == BFLOAT16`` is true for float64 when ml_dtypes is absent,
+    because NumPy reads ``np.dtype(None)`` as float64.
+    """
+    return BFLOAT16 is not None and dtype == BFLOAT16
+
 # The dtypes GPUArray supports; bfloat16 comes last, where ml_dtypes is installed.
 SUPPORTED_DTYPES = tuple(
     np.dtype(t)
@@ -50,7 +59,7 @@ SUPPORTED_DTYPES += (BFLOAT16,) if BFLOAT16 is not None else ()
 
 def kind_of(dtype: np.dtype) -> str:
     """NumPy's kind letter of ``dtype``, with bfloat16 (an ml_dtypes 'V' type) counted as 'f'."""
-    return "f" if dtype == BFLOAT16 and BFLOAT16 is not None else dtype.kind
+    return "f" if is_bfloat16(dtype) else dtype.kind
 
 
 def _not_supported(op: str) -> TypeError:
@@ -74,7 +83,7 @@ def _strong_dtype(operand: Operand) -> np.dtype:
 def _weak_with(value: bool | int | float | complex, dtype: np.dtype, op: str) -> np.dtype:
     """The dtype a weak Python scalar and an array of ``dtype`` promote to."""
     kind = kind_of(dtype)
-    if dtype == BFLOAT16 and not isinstance(value, int):
+    if is_bfloat16(dtype) and not isinstance(value, int):
         # ml_dtypes promotes bfloat16 with a Python float to float32, with complex to complex64.
         return np.dtype(np.complex64 if isinstance(value, complex) else np.float32)
     if isinstance(value, bool):
@@ -116,7 +125,7 @@ def promote(a: Operand, b: Operand, op: str = "add") -> np.dtype:
 
 
 def _promote_strong(a: np.dtype, b: np.dtype) -> np.dtype:
-    if BFLOAT16 is None or BFLOAT16 not in (a, b):
+    if not (is_bfloat16(a) or is_bfloat16(b)):
         return np.promote_types(a, b)
     # ml_dtypes' ufunc loops take the first of these that both operands cast to safely (NumPy's
     # promote_types refuses e.g. int16 with bfloat16, but the ufuncs compute it in float32).
@@ -211,7 +220,7 @@ def binary_float_result_dtype(a: Operand, b: Operand) -> np.dtype:
     strong = [_strong_dtype(x) for x in (a, b) if not is_weak(x)]
     if len(strong) == 1 and kind_of(strong[0]) in "iu" and int in (type(a), type(b)):
         return unary_result_dtype("float_function", strong[0])
-    if len(strong) < 2 or (BFLOAT16 is not None and BFLOAT16 in strong):
+    if len(strong) < 2 or any(is_bfloat16(d) for d in strong):
         return unary_result_dtype("float_function", promote(a, b))
     f = [unary_result_dtype("float_function", d) for d in strong]
     return np.promote_types(f[0], f[1])
