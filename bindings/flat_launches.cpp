@@ -5,14 +5,16 @@
 // operand types, compiles its flat kernel and launches it; then it remembers here what that
 // launch took, keyed by (operator, operand types, reflected, context, element count). A later
 // call with that key is served here without running Python: the operands' attributes read, a
-// block from the context's pool, one launch, the result made as GPUArray._fresh makes it. The
+// block from the context's pool, one launch, the result made as GPUArray._fresh makes it
+// (array_base.hpp's make_array; the operands' fields read from ArrayBase's layout). The
 // Python fast path cost ~1 µs more per call than this (a fifth of a small `a + b` on an H100's
-// host). Anything not remembered or not plain (a subclass, strides, a custom allocator, an
+// host). Anything not remembered or not plain (a subclass, strides, another allocator, an
 // address not 16-byte aligned, an int outside the range its rules were resolved for) goes to
 // the Python path, which decides as it always did. The GIL guards the table.
 #include "bindings/flat_launches.hpp"
 
 #include "bindings/arg_packer.hpp"
+#include "bindings/array_base.hpp"
 #include "bindings/flat_operator.hpp"
 #include "bindings/memory.hpp"
 #include "bindings/memory_pool.hpp"
@@ -32,29 +34,6 @@
 namespace pycuda::bindings {
 
 namespace {
-
-/// GPUArray's attribute names, interned once (never freed: they live as long as the process).
-struct Names {
-    PyObject *c_contiguous, *size, *shape, *dtype, *ptr, *allocator, *strides, *gpudata, *base;
-};
-
-const Names& names() {
-    static const Names n = [] {
-        auto s = [](const char* text) { return PyUnicode_InternFromString(text); };
-        return Names{s("_c_contiguous"), s("size"),    s("shape"),   s("dtype"), s("ptr"),
-                     s("allocator"),     s("strides"), s("gpudata"), s("base")};
-    }();
-    return n;
-}
-
-/// A new reference to `obj.name`, or a null object with the error cleared (a miss, not an
-/// error: the Python path reads the attribute again and reports what is wrong).
-nb::object attr(PyObject* obj, PyObject* name) {
-    PyObject* value = PyObject_GetAttr(obj, name);
-    if (!value)
-        PyErr_Clear();
-    return nb::steal(value);
-}
 
 /// An int as a long long, saturated (ints beyond it then miss, and the Python path decides).
 long long clamped(nb::handle value) {
@@ -81,31 +60,29 @@ nb::object c_strides(PyObject* shape, Py_ssize_t itemsize) {
     return strides;
 }
 
-/// A C-contiguous GPUArray's address as an int object, and its parts the key needs.
+/// A C-contiguous array's address and the parts the key needs (borrowed from its fields).
 struct Operand {
-    nb::object ptr, shape, dtype;
+    std::uintptr_t address = 0;
+    PyObject* shape = nullptr;
+    PyObject* dtype = nullptr;
 };
 
-/// `obj`'s ptr, shape and dtype when it is C-contiguous with the pool's allocator (None) and
-/// its address 16-byte aligned; false otherwise.
-bool read_operand(PyObject* obj, Operand& out, unsigned long long& address) {
-    const Names& n = names();
-    nb::object contiguous = attr(obj, n.c_contiguous);
-    if (contiguous.ptr() != Py_True)
-        return false;
-    out.ptr = attr(obj, n.ptr);
-    if (!out.ptr.is_valid() || !PyLong_CheckExact(out.ptr.ptr()))
-        return false;
-    address = PyLong_AsUnsignedLongLong(out.ptr.ptr());
-    if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-        PyErr_Clear();
+/// `obj`'s fields when it is C-contiguous with a known address that is 16-byte aligned and a
+/// tuple shape; false otherwise (the Python path decides).
+bool read_operand(PyObject* obj, Operand& out) {
+    auto* a = reinterpret_cast<ArrayObject*>(obj);
+    int contiguous = array_c_contiguous(a);
+    if (contiguous != 1) {
+        if (contiguous < 0)
+            PyErr_Clear(); // the Python path reads the attributes again and says what is wrong
         return false;
     }
-    if (address & 15)
-        return false; // the Python path picks a narrower kernel
-    out.shape = attr(obj, n.shape);
-    out.dtype = attr(obj, n.dtype);
-    return out.shape.is_valid() && PyTuple_CheckExact(out.shape.ptr()) && out.dtype.is_valid();
+    if (!a->ptr_known || (a->ptr & 15) || !a->dtype || !a->shape || !PyTuple_CheckExact(a->shape))
+        return false; // (an unaligned address: the Python path picks a narrower kernel)
+    out.address = a->ptr;
+    out.shape = a->shape;
+    out.dtype = a->dtype;
+    return true;
 }
 
 } // namespace
@@ -128,8 +105,9 @@ FlatLaunches::FlatLaunches(nb::handle namespace_, nb::handle fallback, std::size
 }
 
 void FlatLaunches::bind(nb::handle array_type) {
-    if (!PyType_Check(array_type.ptr()))
-        throw nb::type_error("FlatLaunches.bind: array_type must be a class");
+    if (!PyType_Check(array_type.ptr()) ||
+        !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(array_type.ptr()), array_base_type()))
+        throw nb::type_error("FlatLaunches.bind: array_type must be a subclass of ArrayBase");
     entries_.clear();
     array_type_ = nb::borrow(array_type);
 }
@@ -181,6 +159,7 @@ bool FlatLaunches::remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool 
     e.itemsize = itemsize;
     e.strides1 = nb::make_tuple(itemsize);
     e.pool = pool->pool;
+    e.allocate = nb::borrow(allocate);
     e.convert = nb::borrow(convert);
     e.lo = lo.is_none() ? LLONG_MIN : clamped(lo);
     e.hi = hi.is_none() ? LLONG_MAX : clamped(hi);
@@ -199,47 +178,45 @@ int FlatLaunches::traverse(visitproc visit, void* arg) const {
         Py_VISIT(e.result.ptr());
         Py_VISIT(e.strides1.ptr());
         Py_VISIT(e.convert.ptr());
+        Py_VISIT(e.allocate.ptr());
     }
     return 0;
 }
 
 nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* other, bool reflected) {
-    const Names& names_ = names();
     PyTypeObject* type = array_type();
     if (entries_.empty() || Py_TYPE(self) != type)
         return {};
-    nb::object allocator = attr(self, names_.allocator);
-    if (allocator.ptr() != Py_None)
+    auto* array = reinterpret_cast<ArrayObject*>(self);
+    PyObject* size = array->size;
+    if (!size || !PyLong_CheckExact(size))
         return {};
-    nb::object size = attr(self, names_.size);
-    if (!size.is_valid() || !PyLong_CheckExact(size.ptr()))
-        return {};
-    long long n = PyLong_AsLongLong(size.ptr());
+    long long n = PyLong_AsLongLong(size);
     if (n <= 0) {
         PyErr_Clear();
         return {};
     }
     Operand a;
-    unsigned long long address = 0;
-    if (!read_operand(self, a, address))
+    if (!read_operand(self, a))
         return {};
-    FlatKey key{op, a.dtype.ptr(), nullptr, Context::current_handle(), n, reflected};
+    FlatKey key{op, a.dtype, nullptr, Context::current_handle(), n, reflected};
     nb::object value; // the other operand as packed: its address, or the converted scalar
     bool scalar = Py_TYPE(other) != type;
     if (!scalar) {
         Operand b;
-        unsigned long long other_address = 0;
-        if (!read_operand(other, b, other_address))
+        if (!read_operand(other, b))
             return {};
-        if (b.shape.ptr() != a.shape.ptr()) {
-            int same = PyObject_RichCompareBool(b.shape.ptr(), a.shape.ptr(), Py_EQ);
+        if (b.shape != a.shape) {
+            int same = PyObject_RichCompareBool(b.shape, a.shape, Py_EQ);
             if (same != 1) {
                 PyErr_Clear();
                 return {};
             }
         }
-        key.rhs = b.dtype.ptr();
-        value = std::move(b.ptr);
+        key.rhs = b.dtype;
+        value = nb::steal(PyLong_FromUnsignedLongLong(b.address));
+        if (!value.is_valid())
+            throw nb::python_error();
     } else {
         key.rhs = reinterpret_cast<PyObject*>(Py_TYPE(other));
     }
@@ -249,6 +226,10 @@ nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* othe
     // A copy (references, not data): the scalar's conversion and gc.collect on running out of
     // memory run Python, which may remember or forget launches and so move the table's entries.
     const FlatEntry e = it->second;
+    // Only arrays with the context's pool as their allocator (and so their results) are served.
+    if (array->allocator != e.allocate.ptr() ||
+        (!scalar && reinterpret_cast<ArrayObject*>(other)->allocator != e.allocate.ptr()))
+        return {};
     if (scalar) {
         if (PyLong_CheckExact(other)) {
             int overflow = 0;
@@ -264,6 +245,9 @@ nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* othe
                 throw nb::python_error();
         }
     }
+    nb::object self_ptr = nb::steal(PyLong_FromUnsignedLongLong(a.address));
+    if (!self_ptr.is_valid())
+        throw nb::python_error();
 
     const nb::handle block_type = nb::type<PooledDeviceAllocation>();
     nb::object gpudata = nb::inst_alloc(block_type);
@@ -275,31 +259,17 @@ nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* othe
     nb::inst_mark_ready(gpudata);
     CUdeviceptr out = nb::inst_ptr<PooledDeviceAllocation>(gpudata)->ptr("PooledDeviceAllocation");
     nb::object out_ptr = nb::steal(PyLong_FromUnsignedLongLong(out));
-    PyObject* args[4] = {out_ptr.ptr(), reflected ? value.ptr() : a.ptr.ptr(),
-                         reflected ? a.ptr.ptr() : value.ptr(), size.ptr()};
+    PyObject* args[4] = {out_ptr.ptr(), reflected ? value.ptr() : self_ptr.ptr(),
+                         reflected ? self_ptr.ptr() : value.ptr(), size};
     Function& f = *nb::inst_ptr<Function>(e.function);
     ArgBuffer buf(&*f.prepared_layout, &f.name());
     pack_by_layout(buf, *f.prepared_layout, args, 4);
     f.launch(e.grid, e.block, 0, nullptr, buf.data(), buf.size());
 
-    // As GPUArray._fresh: the attributes in __init__'s order, so all share one key table.
-    static PyObject* no_args = PyTuple_New(0);
-    nb::object result = nb::steal(type->tp_new(type, no_args, nullptr));
-    if (!result.is_valid())
-        throw nb::python_error();
     nb::object strides =
-        PyTuple_GET_SIZE(a.shape.ptr()) == 1 ? e.strides1 : c_strides(a.shape.ptr(), e.itemsize);
-    std::pair<PyObject*, PyObject*> fields[] = {
-        {names_.dtype, e.result.ptr()},  {names_.c_contiguous, Py_True},
-        {names_.shape, a.shape.ptr()},   {names_.strides, strides.ptr()},
-        {names_.size, size.ptr()},       {names_.allocator, Py_None},
-        {names_.gpudata, gpudata.ptr()}, {names_.base, Py_None},
-        {names_.ptr, out_ptr.ptr()},
-    };
-    for (auto [name, field] : fields)
-        if (PyObject_SetAttr(result.ptr(), name, field) != 0)
-            throw nb::python_error();
-    return result;
+        PyTuple_GET_SIZE(a.shape) == 1 ? e.strides1 : c_strides(a.shape, e.itemsize);
+    return make_array(type, a.shape, e.result.ptr(), strides.ptr(), size, e.allocate.ptr(),
+                      gpudata.ptr(), out);
 }
 
 namespace {

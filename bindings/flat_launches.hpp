@@ -42,7 +42,8 @@ struct FlatEntry {
     Py_ssize_t itemsize; // of the result
     nb::object strides1; // (itemsize,)
     std::shared_ptr<DeviceMemoryPool> pool;
-    nb::object convert; // a scalar operand's conversion; None: packed as it is
+    nb::object allocate; // the context's default allocator: served arrays have it, results get it
+    nb::object convert;  // a scalar operand's conversion; None: packed as it is
     long long lo = LLONG_MIN, hi = LLONG_MAX; // the Python ints the rules were resolved for
 };
 
@@ -54,7 +55,8 @@ public:
     /// so that it can be replaced; launches are forgotten after `capacity` of them.
     FlatLaunches(nb::handle namespace_, nb::handle fallback, std::size_t capacity);
 
-    /// The class whose exact instances are served (GPUArray; set once it exists).
+    /// The class whose exact instances are served (GPUArray, a subclass of ArrayBase; set once
+    /// it exists).
     void bind(nb::handle array_type);
 
     /// `array op other` (`other op array` when reflected) where remembered, else what the

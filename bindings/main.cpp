@@ -14,6 +14,7 @@ void bind_stream(nb::module_& m);
 void bind_event(nb::module_& m);
 void bind_module(nb::module_& m);
 void bind_function(nb::module_& m);
+void bind_array_base(nb::module_& m);
 void bind_flat_launches(nb::module_& m);
 void bind_flat_operator(nb::module_& m);
 void bind_linker(nb::module_& m);
@@ -41,6 +42,7 @@ NB_MODULE(_driver, m) {
     bind_event(m);
     bind_module(m);
     bind_function(m);
+    bind_array_base(m);
     bind_flat_launches(m);
     bind_flat_operator(m);
     bind_linker(m);

@@ -144,7 +144,8 @@ def test_attributes():
     assert len(a) == 3
     iface = a.__cuda_array_interface__
     assert iface["version"] == 3 and iface["data"] == (BASE, False)
-    assert iface["strides"] is None and iface["typestr"] == "<c8" and iface["shape"] == (3, 4)
+    assert iface["strides"] == (32, 8) and iface["stream"] is None  # explicit, as the original
+    assert iface["typestr"] == "<c8" and iface["shape"] == (3, 4)
     assert a.T.__cuda_array_interface__["strides"] == (8, 32)
     import pycuda.driver as drv
 

@@ -253,8 +253,11 @@ def test_one_array_shortcut_launches_what_the_general_path_launches(launch_log, 
         a = base[offset:]
         assert a._c  # worked out (and cached): the shortcut then applies
         general = GPUArray((n,), np.float32, allocate, gpudata=a.gpudata, strides=(4,))
-        assert general._c_contiguous is None and k._single_array(general) is None
         assert k._single_array(a) == k._launch_args((a,))
+        packed, first, size, aligned = k._single_array(general)
+        assert first is general and (packed, size, aligned) == k._launch_args((a,))[::2] + (
+            k._launch_args((a,))[3],
+        )
         launch_log.calls.clear()
         out = k(a)
         fast_calls = without_new_memory(launch_log.calls)

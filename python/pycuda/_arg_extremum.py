@@ -234,7 +234,7 @@ class ArgExtremumKernel:
         if allocator is None:
             allocator = getattr(a, "allocator", None)
         if out is None:
-            out = gpuarray.empty((), np.int64, allocator=allocator)
+            out = gpuarray._new_result(a, (), np.dtype(np.int64), allocator=allocator)
         elif out.dtype != np.int64 or out.size != 1:
             raise TypeError(f"out must be a GPUArray of one int64, got {out.size} of {out.dtype}")
         ptr = int(a.gpudata)

@@ -16,7 +16,7 @@ from pycuda._array_kernels import compute_ctype
 from pycuda._broadcast import broadcast_shapes
 from pycuda._c_types import dtype_to_ctype
 from pycuda._dtype_rules import promote
-from pycuda._shape import compact_strides
+from pycuda._shape import compact_strides, like_strides
 
 # Set by bind() when pycuda.gpuarray is imported (it imports this module before it defines
 # GPUArray): the array type these functions make, and gpuarray, whose helpers they call.
@@ -72,8 +72,13 @@ def ones(
 
 
 def empty_like(other_ary: GPUArray, dtype: Any = None, order: str = "K") -> GPUArray:
-    """A new uninitialized array with ``other_ary``'s shape (and axis order for 'K')."""
-    return other_ary._new_like_self(dtype, order)
+    """A new uninitialized GPUArray with ``other_ary``'s shape and allocator (and axis order,
+    for 'K'), as the original's."""
+    dtype = other_ary.dtype if dtype is None else np.dtype(dtype)
+    itemsize = other_ary.dtype.itemsize
+    strides = like_strides(other_ary.shape, other_ary.strides, itemsize, order)
+    strides = tuple(s // itemsize * dtype.itemsize for s in strides)
+    return GPUArray(other_ary.shape, dtype, other_ary.allocator, strides=strides)
 
 
 def zeros_like(other_ary: GPUArray, dtype: Any = None, order: str = "K") -> GPUArray:

@@ -351,7 +351,7 @@ def reduce(  # noqa: A001 - NumPy's name for what this does
     ddof: int = 0,
 ) -> Any:
     """Reduction ``name`` of the GPUArray ``a`` over ``axis``; see the module's docstring."""
-    from pycuda.gpuarray import GPUArray, _overlaps
+    from pycuda.gpuarray import GPUArray, _new_result, _overlaps
 
     if not isinstance(a, GPUArray):
         raise TypeError(f"{name}: a must be a GPUArray, got {type(a).__name__}")
@@ -376,7 +376,7 @@ def reduce(  # noqa: A001 - NumPy's name for what this does
     allocator = allocator or a.allocator
     target = out
     if out is None or _overlaps(out, a):
-        target = GPUArray(shape, res, allocator)
+        target = _new_result(a, shape, res, allocator=allocator)
     _warn_empty(name, n_red, ddof)
     if n_out:
         _reduce_into(name, a, axes, keepdims, target, op, acc, dtype, stream, allocator, ddof)

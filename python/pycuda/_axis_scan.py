@@ -199,7 +199,7 @@ def scan(
 ) -> Any:
     """``numpy.cumsum``/``numpy.cumprod`` (``name``) of the GPUArray ``a``."""
     from pycuda import gpuarray
-    from pycuda.gpuarray import GPUArray, _overlaps
+    from pycuda.gpuarray import GPUArray, _new_result, _overlaps
 
     if not isinstance(a, GPUArray):
         raise TypeError(f"{name}: a must be a GPUArray, got {type(a).__name__}")
@@ -215,7 +215,7 @@ def scan(
     if axis is None:
         target = out
         if out is None or out.dtype != res or not out.flags.c_contiguous or _overlaps(out, a):
-            target = GPUArray(shape, res, allocator)
+            target = _new_result(a, shape, res, allocator=allocator)
         if a.size:
             target.reshape(a.shape)[...] = a
             scratch = allocator or gpuarray._default_allocator()
@@ -223,7 +223,7 @@ def scan(
     else:
         target = out
         if out is None or _overlaps(out, a):
-            target = GPUArray(shape, res if out is None else out.dtype, allocator)
+            target = _new_result(a, shape, res if out is None else out.dtype, allocator=allocator)
         if a.size and a.size // a.shape[axes[0]] <= _FEW_ROWS and a.shape[axes[0]] >= _LONG:
             scratch = allocator or gpuarray._default_allocator()
             _scan_few_long_rows(name, a, axes[0], target, stream, scratch)

@@ -46,6 +46,7 @@ def is_bfloat16(dtype: Any) -> bool:
     """
     return BFLOAT16 is not None and dtype == BFLOAT16
 
+
 # The dtypes GPUArray supports; bfloat16 comes last, where ml_dtypes is installed.
 SUPPORTED_DTYPES = tuple(
     np.dtype(t)

@@ -225,15 +225,14 @@ def _unaligned_width(entry: _FastOp, out_ptr: int, a: GPUArray, b: Any) -> int:
 def _fast_binary(self: GPUArray, op: str, other: Any, reflected: bool) -> GPUArray | None:
     """``self op other`` into a new array when both are C-contiguous of one shape (or other is
     a scalar): one dict look-up for the operator, one for the context, the pool, one launch.
-    None where the general path must decide."""
+    None where the general path must decide (and for a subclass, whose results its
+    _new_like_me makes)."""
     n = self.size
-    if not n or not (self._c_contiguous or (self._c_contiguous is None and self._c)):
+    if not n or type(self) is not GPUArray or not self._c:
         return None
     kind = type(other)
     if kind is GPUArray:
-        if other.shape != self.shape or not (
-            other._c_contiguous or (other._c_contiguous is None and other._c)
-        ):
+        if other.shape != self.shape or not other._c:
             return None
         entry = _FAST_OPS.get((op, self.dtype, other.dtype, reflected))
         if entry is None:
@@ -260,12 +259,12 @@ def _fast_binary(self: GPUArray, op: str, other: Any, reflected: bool) -> GPUArr
     handle = _context_handle()
     state = _FAST_CONTEXTS.get(handle) or _fast_context()
     allocator = self.allocator
-    gpudata = (allocator or state.allocate)(n * entry.itemsize)
+    gpudata = allocator(n * entry.itemsize)
     ptr = int(gpudata)
     width = entry.wide if not (aligned | ptr) & 15 else _unaligned_width(entry, ptr, self, other)
     launch = state.kernels.get((entry, n, width)) or _fast_launch(state, entry, n, width)
     launch[0](launch[1], launch[2], ptr, first, second, n)
-    if state.flat and allocator is None and width == entry.wide and type(self) is GPUArray:
+    if state.flat and allocator is state.allocate and width == entry.wide:
         _remember(op, self, other, kind, reflected, entry, handle, n, launch, state)
     shape = self.shape
     if len(shape) == 1:
@@ -343,14 +342,12 @@ def _fast_inplace(self: GPUArray, op: str, other: Any) -> GPUArray | None:
     array of the same shape that is ``self`` or does not overlap it; None where the general
     path must decide."""
     n = self.size
-    if not n or not (self._c_contiguous or (self._c_contiguous is None and self._c)):
+    if not n or not self._c:
         return None
     kind = type(other)
     ptr = self.ptr
     if kind is GPUArray:
-        if other.shape != self.shape or not (
-            other._c_contiguous or (other._c_contiguous is None and other._c)
-        ):
+        if other.shape != self.shape or not other._c:
             return None
         second = other.ptr
         if second == ptr:
@@ -385,9 +382,10 @@ def _fast_inplace(self: GPUArray, op: str, other: Any) -> GPUArray | None:
 
 def _fast_unary(self: GPUArray, op: str, dtype: np.dtype) -> GPUArray | None:
     """``op(self)`` of ``dtype`` into a new array when ``self`` is C-contiguous (cumath's
-    functions, ``-a``, ``abs(a)``, ``astype``...); None where the general path must decide."""
+    functions, ``-a``, ``abs(a)``, ``astype``...); None where the general path must decide
+    (and for a subclass, whose results its _new_like_me makes)."""
     n = self.size
-    if not n or not (self._c_contiguous or (self._c_contiguous is None and self._c)):
+    if not n or type(self) is not GPUArray or not self._c:
         return None
     entry = _FAST_OPS.get((op, self.dtype, dtype))
     if entry is None:
@@ -398,7 +396,7 @@ def _fast_unary(self: GPUArray, op: str, dtype: np.dtype) -> GPUArray | None:
         entry = _FAST_OPS[(op, self.dtype, dtype)] = _FastOp(dtype, (Operand(self.dtype),), expr)
     state = _FAST_CONTEXTS.get(_context_handle()) or _fast_context()
     allocator = self.allocator
-    gpudata = (allocator or state.allocate)(n * entry.itemsize)
+    gpudata = allocator(n * entry.itemsize)
     ptr = int(gpudata)
     src = self.ptr
     width = entry.wide if not (src | ptr) & 15 else _unaligned_width(entry, ptr, self, None)
@@ -422,7 +420,7 @@ def _fast_fill(self: GPUArray, value: Any) -> bool:
     kind = type(value)
     if not n or kind not in _FILL_TYPES or self.dtype.kind not in "biufc":
         return False
-    if not (self._c_contiguous or (self._c_contiguous is None and self._c)):
+    if not self._c:
         return False
     entry = _FAST_OPS.get(("fill", self.dtype))
     if entry is None:

@@ -74,7 +74,7 @@ def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -
     if type(a) is not array_type:
         return None
     n = a.size
-    if not n or not (a._c_contiguous or (a._c_contiguous is None and a._c)):
+    if not n or not a._c:
         return None
     state = fast._FAST_CONTEXTS.get(fast._context_handle()) or fast._fast_context()
     ptr = a.ptr

@@ -220,8 +220,8 @@ def frexp(arg: GPUArray, stream: Any = None) -> tuple[GPUArray, GPUArray]:
     """``(significand, exponent)`` with ``arg = significand * 2**exponent`` (exponent int32)."""
     dtype = _real_float(arg, "frexp")
     ct = compute_ctype(dtype)
-    significand = arg._new_like_self(dtype)
-    exponent = arg._new_like_self(np.int32)
+    significand = arg._like(dtype)
+    exponent = arg._like(np.int32)
     x = f"pc_cast<{ct}>(x0)"
     _elementwise(
         significand,
@@ -251,8 +251,8 @@ def modf(arg: GPUArray, stream: Any = None) -> tuple[GPUArray, GPUArray]:
     """``(fractional part, integral part)``, both with the sign of ``arg``."""
     dtype = _real_float(arg, "modf")
     ct = compute_ctype(dtype)
-    frac = arg._new_like_self(dtype)
-    whole = arg._new_like_self(dtype)
+    frac = arg._like(dtype)
+    whole = arg._like(dtype)
     x = f"pc_cast<{ct}>(x0)"
     t = _ctype(dtype)
     _elementwise(frac, [arg], f"pc_cast<{t}>([&] {{ {ct} w; return modf({x}, &w); }}())", stream)

@@ -19,6 +19,7 @@ import functools
 import numbers
 import sys
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -70,6 +71,13 @@ from pycuda._broadcast import (
 from pycuda._c_types import dtype_to_ctype
 from pycuda._dtype_rules import binary_op_dtypes, unary_result_dtype
 from pycuda._fast_ops import _fast_binary, _fast_fill, _fast_inplace, _fast_unary, binary_operator
+from pycuda._gpuarray_helpers import (  # noqa: F401 - the original's helpers, for its clients
+    _array_like_helper,
+    _compact_strides,
+    _get_broadcasted_binary_op_result,
+    _get_common_dtype,
+    _memcpy_discontig,
+)
 from pycuda._indexing import index_plan
 from pycuda._kernel_layout import kernel_layout, vector_width
 from pycuda._launch_config import splay as _splay
@@ -77,7 +85,6 @@ from pycuda._reduction_methods import ReductionMethods
 from pycuda._shape import (
     ArrayFlags,
     compact_strides,
-    is_c_contiguous,
     like_strides,
     new_array_strides,
     normalize_order,
@@ -94,6 +101,11 @@ from pycuda._view_layout import (
     squeeze_layout,
     transpose_layout,
 )
+from pycuda.characterize import has_double_support  # noqa: F401 - the original's name
+from pycuda.compyte.array import ArrayFlags as _ArrayFlags  # noqa: F401 - the original's names
+from pycuda.compyte.array import as_strided as _as_strided  # noqa: F401
+from pycuda.compyte.array import c_contiguous_strides as _c_contiguous_strides  # noqa: F401
+from pycuda.compyte.array import f_contiguous_strides as _f_contiguous_strides  # noqa: F401
 from pycuda.elementwise import grid_block
 from pycuda.tools import context_dependent_memoize
 
@@ -181,6 +193,14 @@ def _default_allocator() -> Callable[[int], Any]:
     return _default_pool().allocate
 
 
+def _context_allocator() -> Callable[[int], Any]:
+    """The allocator of new arrays that are given none: the current context's one bound
+    ``allocate`` of its pool (from _default_allocator), the same object for every such array,
+    by which the flat launches know them."""
+    fast = _fast_ops
+    return (fast._FAST_CONTEXTS.get(fast._context_handle()) or fast._fast_context()).allocate
+
+
 # _default_allocator and _kernel (and _fast_ops.launch_config) are the hooks that tests replace
 # (see tests/host_device.py); the fast paths keep what they return in _fast_ops._FAST_CONTEXTS,
 # which a test that replaces them must reset too.
@@ -237,13 +257,13 @@ def _elementwise(out: GPUArray, inputs: Sequence[Any], expr: str, stream: Any = 
         return
     operands: list[Operand] = []
     strides = [out.strides]
-    itemsizes = [out.itemsize]
+    itemsizes = [out.dtype.itemsize]
     ptrs = [out.ptr]
     for item in inputs:
         if isinstance(item, GPUArray):
             operands.append(Operand(item.dtype))
             strides.append(broadcast_strides(item.shape, item.strides, out.shape))
-            itemsizes.append(item.itemsize)
+            itemsizes.append(item.dtype.itemsize)
             ptrs.append(item.ptr)
         else:
             operands.append(Operand(np.dtype(item[1]), True))
@@ -278,9 +298,16 @@ def _elementwise(out: GPUArray, inputs: Sequence[Any], expr: str, stream: Any = 
 
 
 def splay(n: int, dev: Any = None) -> tuple[tuple[int, int], tuple[int, int, int]]:
-    """PyCUDA's launch configuration ``((blocks, 1), (threads, 1, 1))`` for ``n`` elements."""
+    """PyCUDA's launch configuration ``((blocks, 1), (threads, 1, 1))`` for ``n`` elements
+    on ``dev`` (default: the current context's device)."""
     if dev is None:
         dev = drv.Context.get_device()
+    return _splay_backend(n, dev)
+
+
+@functools.lru_cache(maxsize=4096)
+def _splay_backend(n: int, dev: Any) -> tuple[tuple[int, int], tuple[int, int, int]]:
+    """splay(n, dev), remembered per (n, device), under the original's name."""
     attr = drv.device_attribute
     return _splay(
         n, dev.get_attribute(attr.MULTIPROCESSOR_COUNT), dev.get_attribute(attr.WARP_SIZE)
@@ -302,6 +329,48 @@ class _ViewPointer(_driver.PointerHolderBase):
 
     def __repr__(self) -> str:
         return f"<view pointer 0x{self.ptr:x}>"
+
+
+# Subclasses of GPUArray whose constructor does not take GPUArray's arguments (reikna's Array
+# takes a thread first): _new_with_changes makes plain GPUArrays for them, as the original's
+# views are.
+_FOREIGN_CONSTRUCTORS: weakref.WeakSet[type] = weakref.WeakSet()
+
+
+def _takes_gpuarray_arguments(cls: type) -> bool:
+    return cls.__init__ is GPUArray.__init__ or cls not in _FOREIGN_CONSTRUCTORS
+
+
+def _checked_result(result: Any, shape: tuple[int, ...], dtype: np.dtype, owner: Any) -> Any:
+    """``result`` of a subclass's _new_like_me, checked to be what the operation writes."""
+    if not isinstance(result, GPUArray) or result.shape != shape or result.dtype != dtype:
+        got = (
+            f"shape {result.shape} and dtype {result.dtype}"
+            if isinstance(result, GPUArray)
+            else type(result).__name__
+        )
+        raise TypeError(
+            f"{type(owner).__name__}._new_like_me({dtype}) must give a GPUArray of shape "
+            f"{shape} and dtype {dtype}, got {got}"
+        )
+    return result
+
+
+def _new_result(
+    a: GPUArray, shape: tuple[int, ...], dtype: np.dtype, b: Any = None, allocator: Any = None
+) -> GPUArray:
+    """The C-ordered result of shape ``shape`` of an operation on ``a`` (and ``b``): made by
+    the operand whose shape it has, as the original's _get_broadcasted_binary_op_result (by
+    its _new_like_me; by _new_with_changes where neither operand has that shape or another
+    ``allocator`` is asked for)."""
+    owner = a
+    if a.shape != shape and isinstance(b, GPUArray) and b.shape == shape:
+        owner = b
+    if type(owner) is GPUArray:
+        return GPUArray(shape, dtype, allocator or owner.allocator)
+    if owner.shape == shape and (allocator is None or allocator is owner.allocator):
+        return _checked_result(owner._new_like_me(dtype), shape, dtype, owner)
+    return owner._new_with_changes(None, 0, shape=shape, dtype=dtype, allocator=allocator)
 
 
 def _count_true(mask: Any) -> int:
@@ -340,12 +409,20 @@ def _host_array(
     return np.ndarray(shape, dtype, buffer=buf, strides=strides)
 
 
-class GPUArray(ReductionMethods):
+class GPUArray(_driver.ArrayBase, ReductionMethods):
     """An array in device memory with NumPy's semantics (shape, strides, dtype, views).
 
     ``GPUArray(shape, dtype, allocator=None, base=None, gpudata=None, strides=None,
-    order="C")``: new memory from ``allocator(nbytes)`` (default: the context's caching pool),
-    unless ``gpudata`` (a DeviceAllocation, pooled block or int address) is given.
+    order="C")``: new memory from ``allocator(nbytes)`` (default: the allocate method of the
+    context's caching pool, which ``allocator`` then holds), unless ``gpudata`` (a
+    DeviceAllocation, pooled block, pointer holder or int address) is given.
+
+    As in the original, ``shape, dtype, strides, size, mem_size, nbytes, itemsize, allocator,
+    gpudata, base`` are plain instance data (kept in :class:`pycuda._driver.ArrayBase`): what
+    is assigned is read back, and assigning ``gpudata``, ``shape``, ``strides`` or ``dtype``
+    changes what later operations use. Results of operations are made by ``_new_like_me``
+    (``_new_with_changes`` where the shape changes), so a subclass that overrides them gets
+    results of its own class.
 
         a = gpuarray.GPUArray((3, 4), numpy.float32)
         a.fill(1)
@@ -363,21 +440,28 @@ class GPUArray(ReductionMethods):
         strides: Sequence[int] | None = None,
         order: str = "C",
     ) -> None:
-        self.dtype = np.dtype(dtype)
-        itemsize = self.dtype.itemsize
-        self._c_contiguous: bool | None = None
+        dtype = np.dtype(dtype)
+        if dtype.kind in "OSU" or dtype.hasobject:
+            raise TypeError(
+                f"GPUArray cannot hold {dtype} elements: device memory holds plain numbers "
+                "and structs of them, not Python objects or strings"
+            )
+        self.dtype = dtype
+        itemsize = dtype.itemsize
+        contiguous = False
         if type(shape) is tuple and strides is None and order == "C" and len(shape) <= 1:
             # The common case (new 0-d and 1-d arrays) without the general checks.
             if shape and (type(shape[0]) is not int or shape[0] < 0):
                 shape = normalize_shape(shape)
             self.shape = shape
             self.strides = (itemsize,) if shape else ()
-            self._c_contiguous = True
+            contiguous = True
             self.size = shape[0] if shape else 1
         else:
             if strides is None:
                 self.shape = normalize_shape(shape)
                 self.strides = new_array_strides(self.shape, itemsize, normalize_order(order))
+                contiguous = True
             else:
                 self.shape = normalize_shape(shape)
                 self.strides = tuple(int(s) for s in strides)
@@ -387,62 +471,21 @@ class GPUArray(ReductionMethods):
                         f"of shape {self.shape}"
                     )
             self.size = size_of(self.shape)
+        if not allocator:
+            allocator = _context_allocator()
         self.allocator = allocator
-        if gpudata is None and self.size and self._c_contiguous:
-            if allocator:
+        if gpudata is None and self.size:
+            if contiguous:
                 gpudata = allocator(self.size * itemsize)
-            else:  # the context's pool, as _default_allocator() gives it, looked up faster
-                fast = _fast_ops
-                pool = fast._FAST_CONTEXTS.get(fast._context_handle()) or fast._fast_context()
-                gpudata = pool.allocate(self.size * itemsize)
-        elif gpudata is None and self.size:
-            low, high = span_bytes(self.shape, self.strides, itemsize)
-            if low < 0:
-                raise ValueError("negative strides need gpudata (make them by slicing)")
-            gpudata = (allocator or _default_allocator())(high)
+            else:
+                low, high = span_bytes(self.shape, self.strides, itemsize)
+                if low < 0:
+                    raise ValueError("negative strides need gpudata (make them by slicing)")
+                gpudata = allocator(high)
         self.gpudata = gpudata
         self.base = base
-        self.ptr = 0 if gpudata is None else int(gpudata)
-
-    @classmethod
-    def _fresh(
-        cls,
-        shape: tuple[int, ...],
-        dtype: np.dtype,
-        strides: tuple[int, ...],
-        size: int,
-        allocator: Any,
-        gpudata: Any,
-        ptr: int,
-    ) -> GPUArray:
-        """A new C-contiguous array over ``gpudata`` from checked parts (the fast paths):
-        what ``GPUArray(shape, dtype, allocator)`` makes, without normalizing anything again.
-        The attributes are set in ``__init__``'s order, so both share one key table."""
-        self = object.__new__(cls)
-        self.dtype = dtype
-        self._c_contiguous = True
-        self.shape = shape
-        self.strides = strides
-        self.size = size
-        self.allocator = allocator
-        self.gpudata = gpudata
-        self.base = None
-        self.ptr = ptr
-        return self
 
     # {{{ attributes
-
-    @property
-    def itemsize(self) -> int:
-        return self.dtype.itemsize
-
-    @property
-    def nbytes(self) -> int:
-        return self.size * self.dtype.itemsize
-
-    @property
-    def mem_size(self) -> int:
-        return self.size
 
     @property
     def ndim(self) -> int:
@@ -452,16 +495,29 @@ class GPUArray(ReductionMethods):
     def flags(self) -> ArrayFlags:
         return ArrayFlags.of(self.shape, self.strides, self.dtype.itemsize)
 
+    @functools.cached_property
+    def _grid(self) -> tuple[int, int]:
+        """The original's launch grid for this array's elements (``splay(size)[0]``), for the
+        ``get_*_kernel`` functions; assignable, as in the original."""
+        grid, self._block = splay(self.size)
+        return grid
+
+    @functools.cached_property
+    def _block(self) -> tuple[int, int, int]:
+        """The block that goes with ``_grid``."""
+        self._grid, block = splay(self.size)
+        return block
+
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
-        """CUDA Array Interface v3; work is queued on the legacy default stream (1)."""
-        c = is_c_contiguous(self.shape, self.strides, self.itemsize)
+        """CUDA Array Interface v3, as the original gives it: explicit strides, and
+        ``"stream": None`` (work is queued on the legacy default stream)."""
         return {
             "shape": self.shape,
-            "strides": None if c else self.strides,
+            "strides": self.strides,
             "data": (self.ptr, False),
             "typestr": self.dtype.str,
-            "stream": 1,
+            "stream": None,
             "version": 3,
         }
 
@@ -505,19 +561,78 @@ class GPUArray(ReductionMethods):
             allow_complex_hack=allow_complex_hack,
         )
 
-    def _new_like_self(self, dtype: Any = None, order: str = "K") -> GPUArray:
+    def _new_like_me(self, dtype: Any = None, order: str = "C") -> GPUArray:
+        """A new array of this one's class, shape and allocator, of ``dtype`` (default: this
+        one's), as the original makes every result: with this array's strides when the dtype
+        is the same (compacted when they are not dense), else in ``order``. A subclass may
+        override it to make results of its own (called as ``_new_like_me(dtype)``)."""
         dtype = self.dtype if dtype is None else np.dtype(dtype)
-        strides = like_strides(self.shape, self.strides, self.itemsize, order)
-        strides = tuple(s // self.itemsize * dtype.itemsize for s in strides)
+        strides = None
+        if dtype == self.dtype:
+            itemsize = dtype.itemsize
+            strides = (
+                self.strides if self._dense else compact_strides(self.shape, self.strides, itemsize)
+            )
+        return self.__class__(
+            self.shape, dtype, allocator=self.allocator, strides=strides, order=order
+        )
+
+    def _new_with_changes(
+        self,
+        data: Any,
+        offset: int,
+        shape: Any = None,
+        dtype: Any = None,
+        strides: Any = None,
+        allocator: Any = None,
+    ) -> GPUArray:
+        """An array of this one's class with the given changes: over ``data`` at byte
+        ``offset`` (a view, whose ``base`` is this array), or in new memory when ``data`` is
+        None (C-contiguous unless ``strides`` are given). Views and results whose shape differs
+        from this array's are made here. A subclass whose constructor does not take GPUArray's
+        arguments gets a plain GPUArray, as the original's views are."""
+        shape = self.shape if shape is None else shape
+        dtype = self.dtype if dtype is None else np.dtype(dtype)
+        allocator = self.allocator if allocator is None else allocator
+        base = None
+        if data is not None:
+            base = self
+            if offset:
+                data = _ViewPointer(int(data) + offset, data)
+        elif offset:
+            raise ValueError("_new_with_changes: an offset needs data")
+        elif strides is None and shape == self.shape and dtype == self.dtype and self._dense:
+            strides = self.strides
+        cls = type(self)
+        if cls is not GPUArray and not _takes_gpuarray_arguments(cls):
+            cls = GPUArray
+        try:
+            return cls(shape, dtype, allocator, base=base, gpudata=data, strides=strides)
+        except TypeError:
+            if cls is GPUArray:
+                raise
+            _FOREIGN_CONSTRUCTORS.add(cls)
+            return GPUArray(shape, dtype, allocator, base=base, gpudata=data, strides=strides)
+
+    def _like(self, dtype: Any = None) -> GPUArray:
+        """A result of this array's shape and ``dtype``: made by ``_new_like_me`` for a
+        subclass, else in this array's axis order (NumPy's ``order="K"``)."""
+        dtype = self.dtype if dtype is None else np.dtype(dtype)
+        if type(self) is not GPUArray:
+            return _checked_result(self._new_like_me(dtype), self.shape, dtype, self)
+        itemsize = self.dtype.itemsize
+        strides = like_strides(self.shape, self.strides, itemsize, "K")
+        strides = tuple(s // itemsize * dtype.itemsize for s in strides)
         return GPUArray(self.shape, dtype, self.allocator, strides=strides)
 
     def _view(
         self, shape: Sequence[int], strides: Sequence[int], offset: int = 0, dtype: Any = None
     ) -> GPUArray:
-        ptr = self.ptr + offset
-        gpudata = None
-        if ptr or self.gpudata is not None:
-            gpudata = self.gpudata if offset == 0 else _ViewPointer(ptr, self.gpudata)
+        gpudata = self.gpudata
+        if type(self) is not GPUArray:
+            return self._new_with_changes(gpudata, offset, shape, dtype, strides)
+        if offset:
+            gpudata = _ViewPointer(self.ptr + offset, gpudata)
         return GPUArray(
             shape,
             self.dtype if dtype is None else dtype,
@@ -528,16 +643,10 @@ class GPUArray(ReductionMethods):
         )
 
     @property
-    def _c(self) -> bool:
-        """C-contiguous (cached: shape and strides never change)."""
-        if self._c_contiguous is None:
-            self._c_contiguous = is_c_contiguous(self.shape, self.strides, self.itemsize)
-        return self._c_contiguous
-
-    @property
     def _dense(self) -> bool:
-        """True when the elements fill ``nbytes`` bytes from ``ptr`` in some axis order."""
-        layout = kernel_layout(self.shape, [self.strides], [self.itemsize])
+        """True when the elements fill ``size * itemsize`` bytes from ``ptr`` in some axis
+        order."""
+        layout = kernel_layout(self.shape, [self.strides], [self.dtype.itemsize])
         return layout.contiguous and layout.offsets[0] == 0
 
     # }}}
@@ -545,12 +654,14 @@ class GPUArray(ReductionMethods):
     # {{{ transfers
 
     def set(self, ary: Any, async_: bool = False, stream: Any = None, **kwargs: Any) -> None:
-        """Copy the host array ``ary`` (same dtype and size, any strides) into this array."""
+        """Copy ``ary`` (same dtype and size, any strides) into this array: a host array, or
+        a GPUArray (a device-to-device copy, as the original's ``_memcpy_discontig``)."""
         async_ = kwargs.pop("async", async_)
         if kwargs:
             raise TypeError(f"set() got unexpected keyword arguments {sorted(kwargs)}")
         if isinstance(ary, GPUArray):
-            raise TypeError("set() takes a host array; use copy() or a[...] = b on the device")
+            self._set_from_device(ary, stream)
+            return
         ary = np.asarray(ary)
         if ary.size != self.size:
             raise ValueError(
@@ -567,7 +678,7 @@ class GPUArray(ReductionMethods):
         if self.size == 0:
             return
         target = self if self._dense else GPUArray(self.shape, self.dtype, self.allocator)
-        strides = compact_strides(target.shape, target.strides, target.itemsize)
+        strides = compact_strides(target.shape, target.strides, target.dtype.itemsize)
         host = ary
         if not (ary.strides == strides and _host_dense(ary)):
             host = _host_array(target.shape, target.dtype, strides)
@@ -579,6 +690,28 @@ class GPUArray(ReductionMethods):
             _driver.memcpy_htod(target.ptr, flat)
         if target is not self:
             _elementwise(self, [target], unary_expression("cast", self.dtype, self.dtype), stream)
+
+    def _set_from_device(self, ary: GPUArray, stream: Any) -> None:
+        if ary.size != self.size:
+            raise ValueError(f"set(): the source has {ary.size} elements, the GPUArray {self.size}")
+        if ary.dtype != self.dtype:
+            raise ValueError(f"set(): dtype {ary.dtype} does not match the GPUArray's {self.dtype}")
+        if ary.shape != self.shape:
+            warnings.warn(
+                f"set(): source shape {ary.shape} differs from {self.shape}; reshaping",
+                stacklevel=3,
+            )
+            ary = ary.reshape(self.shape)
+        if not self.size:
+            return
+        if ary.strides == self.strides and self._dense and ary._dense:
+            nbytes = self.size * self.dtype.itemsize
+            if stream is None:
+                _driver.memcpy_dtod(self.ptr, ary.ptr, nbytes)
+            else:
+                _driver.memcpy_dtod_async(self.ptr, ary.ptr, nbytes, stream)
+            return
+        self._assign(ary, stream)
 
     def set_async(self, ary: Any, stream: Any = None) -> None:
         """set() queued on ``stream``."""
@@ -595,8 +728,8 @@ class GPUArray(ReductionMethods):
         """A host copy (NumPy array, same axis order); into ``ary`` if given."""
         if (
             ary is None
-            and self._c_contiguous
             and len(self.shape) <= 1
+            and self._c
             and self.size
             and not (pagelocked or async_ or kwargs)
             and stream is None
@@ -609,7 +742,7 @@ class GPUArray(ReductionMethods):
         if kwargs:
             raise TypeError(f"get() got unexpected keyword arguments {sorted(kwargs)}")
         source = self if self._dense else self.copy(stream=stream)
-        strides = compact_strides(source.shape, source.strides, source.itemsize)
+        strides = compact_strides(source.shape, source.strides, source.dtype.itemsize)
         if ary is not None:
             if ary.shape != self.shape or ary.dtype != self.dtype:
                 raise ValueError(
@@ -642,14 +775,19 @@ class GPUArray(ReductionMethods):
         """A new array with the same values (and axis order)."""
         if self._dense:
             # The same layout in new memory: one device-to-device memcpy.
-            result = GPUArray(self.shape, self.dtype, self.allocator, strides=self.strides)
-            if self.size:
+            if type(self) is GPUArray:
+                result = GPUArray(self.shape, self.dtype, self.allocator, strides=self.strides)
+            else:
+                result = self._like()
+            if self.size and result.strides == self.strides:
+                nbytes = self.size * self.dtype.itemsize
                 if stream is None:
-                    _driver.memcpy_dtod(result.ptr, self.ptr, self.nbytes)
+                    _driver.memcpy_dtod(result.ptr, self.ptr, nbytes)
                 else:
-                    _driver.memcpy_dtod_async(result.ptr, self.ptr, self.nbytes, stream)
-            return result
-        result = self._new_like_self()
+                    _driver.memcpy_dtod_async(result.ptr, self.ptr, nbytes, stream)
+                return result
+        else:
+            result = self._like()
         _elementwise(result, [self], unary_expression("cast", self.dtype, self.dtype), stream)
         return result
 
@@ -660,17 +798,18 @@ class GPUArray(ReductionMethods):
             result = _fast_unary(self, "cast", dtype)
             if result is not None:
                 return result
-        result = self._new_like_self(dtype)
+        result = self._like(dtype)
         _elementwise(result, [self], unary_expression("cast", self.dtype, dtype), stream)
         return result
 
     def fill(self, value: Any, stream: Any = None) -> GPUArray:
         """Set every element to ``value``; returns self."""
         if _is_zero(value) and self.dtype.kind in "biufc" and self._dense and self.size:
+            nbytes = self.size * self.dtype.itemsize
             if stream is None:
-                _driver.memset_d8(self.ptr, 0, self.nbytes)
+                _driver.memset_d8(self.ptr, 0, nbytes)
             else:
-                _driver.memset_d8_async(self.ptr, 0, self.nbytes, stream)
+                _driver.memset_d8_async(self.ptr, 0, nbytes, stream)
             return self
         if not self.size:
             _scalar_value(value, self.dtype)  # NumPy's errors for the value, even with no element
@@ -742,7 +881,8 @@ class GPUArray(ReductionMethods):
     def reshape(self, *shape: Any, order: str = "C") -> GPUArray:
         """A view with a new shape (one dimension may be -1); a copy where NumPy copies."""
         newshape = reshape_args(shape)
-        new, strides = reshape_layout(self.shape, self.strides, self.itemsize, newshape, order)
+        itemsize = self.dtype.itemsize
+        new, strides = reshape_layout(self.shape, self.strides, itemsize, newshape, order)
         if strides is not None:
             return self._view(new, strides)
         order = normalize_order(order)
@@ -752,7 +892,7 @@ class GPUArray(ReductionMethods):
 
     def ravel(self, order: str = "C") -> GPUArray:
         """The elements as a 1-D array: a view when contiguous in ``order``, else a copy."""
-        new, strides = ravel_layout(self.shape, self.strides, self.itemsize, order)
+        new, strides = ravel_layout(self.shape, self.strides, self.dtype.itemsize, order)
         if strides is not None:
             return self._view(new, strides)
         return self.reshape(new, order=order)
@@ -762,7 +902,9 @@ class GPUArray(ReductionMethods):
         if dtype is None:
             return self._view(self.shape, self.strides)
         dtype = np.dtype(dtype)
-        shape, strides = dtype_view_layout(self.shape, self.strides, self.itemsize, dtype.itemsize)
+        shape, strides = dtype_view_layout(
+            self.shape, self.strides, self.dtype.itemsize, dtype.itemsize
+        )
         return self._view(shape, strides, dtype=dtype)
 
     def squeeze(self, axis: Any = None) -> GPUArray:
@@ -821,27 +963,60 @@ class GPUArray(ReductionMethods):
         """``selffac * self + otherfac * other`` in one kernel (broadcasting, NumPy's dtype)."""
         if not isinstance(other, GPUArray):
             raise TypeError(f"mul_add: other must be a GPUArray, got {type(other).__name__}")
-        left = binary_op_dtypes("multiply", selffac, self.dtype)[1]
-        right = binary_op_dtypes("multiply", otherfac, other.dtype)[1]
-        dtype = binary_op_dtypes("add", left, right)[1]
+        terms = [(self, selffac), (other, otherfac)]
+        dtype = _linear_dtype(terms)
         shape = broadcast_shapes(self.shape, other.shape)
         if out is None:
-            out = GPUArray(shape, dtype, self.allocator)
+            out = _new_result(self, shape, dtype, other)
         else:
             _check_out(out, shape, dtype, "mul_add")
-        inputs = [
-            self.copy(stream) if _overlaps(out, self) else self,
-            (selffac, dtype),
-            other.copy(stream) if _overlaps(out, other) else other,
-            (otherfac, dtype),
-        ]
-        ct = compute_ctype(dtype)
-        x = [f"pc_cast<{ct}>(x{k})" for k in range(4)]
-        expr = f"pc_cast<{dtype_to_ctype(dtype)}>({x[1]} * {x[0]} + {x[3]} * {x[2]})"
-        _elementwise(out, inputs, expr, stream)
+        _linear_combination(out, terms, None, stream)
         if add_timer is not None:
             add_timer(3 * self.size, 0.0)  # the original reports (flops, seconds)
         return out
+
+    # {{{ the original's kernel-call helpers, which client code calls
+
+    def _axpbyz(
+        self,
+        selffac: Any,
+        other: GPUArray,
+        otherfac: Any,
+        out: GPUArray,
+        add_timer: Any = None,
+        stream: Any = None,
+    ) -> GPUArray:
+        """``out = selffac * self + otherfac * other`` (either array may be 0-d), cast to
+        ``out``'s dtype; returns ``out``."""
+        _linear_combination(out, [(self, selffac), (other, otherfac)], None, stream)
+        if add_timer is not None:
+            add_timer(3 * self.size, 0.0)
+        return out
+
+    def _axpbz(self, selffac: Any, other: Any, out: GPUArray, stream: Any = None) -> GPUArray:
+        """``out = selffac * self + other`` (``other`` a scalar), cast to ``out``'s dtype."""
+        _linear_combination(out, [(self, selffac)], other, stream)
+        return out
+
+    def _elwise_multiply(self, other: GPUArray, out: GPUArray, stream: Any = None) -> GPUArray:
+        """``out = self * other``, cast to ``out``'s dtype."""
+        return self._binary_general("multiply", other, out=out, stream=stream, casting="unsafe")
+
+    def _div(self, other: GPUArray, out: GPUArray, stream: Any = None) -> GPUArray:
+        """``out = self / other``, cast to ``out``'s dtype."""
+        return self._binary_general("true_divide", other, out=out, stream=stream, casting="unsafe")
+
+    def _rdiv_scalar(self, other: Any, out: GPUArray, stream: Any = None) -> GPUArray:
+        """``out = other / self`` (``other`` a scalar), cast to ``out``'s dtype."""
+        return self._binary_general(
+            "true_divide", other, reflected=True, out=out, stream=stream, casting="unsafe"
+        )
+
+    def _pow(self, other: Any, new: bool) -> GPUArray:
+        """``self ** other`` into a new array when ``new``, else into ``self``."""
+        return self.__pow__(other) if new else self.__ipow__(other)
+
+    # }}}
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickles as its host copy, restored to the device on unpickling (as the original).
@@ -866,7 +1041,7 @@ class GPUArray(ReductionMethods):
             if result is not None:
                 return result
         if out is None:
-            out = self._new_like_self(dtype)
+            out = self._like(dtype)
         else:
             _check_out(out, self.shape, dtype, op)
         src = self.copy(stream) if _overlaps(out, self) else self
@@ -900,8 +1075,10 @@ class GPUArray(ReductionMethods):
         stream: Any = None,
         body: str | None = None,
         result_dtype: Any = None,
+        casting: str = "same_kind",
     ) -> GPUArray:
-        """``_binary`` with any operands, layouts and options (broadcasting, strides, out=)."""
+        """``_binary`` with any operands, layouts and options (broadcasting, strides, out=, and
+        NumPy's ``casting`` rule for out=)."""
         if isinstance(other, GPUArray):
             b: Any = other
             b_dtype: Any = other.dtype
@@ -917,15 +1094,15 @@ class GPUArray(ReductionMethods):
         operand, result = binary_op_dtypes(op, lhs, rhs)
         if result_dtype is not None:
             result = np.dtype(result_dtype)
-        if out is not None and not np.can_cast(result, out.dtype, "same_kind"):
+        if out is not None and not np.can_cast(result, out.dtype, casting):
             raise TypeError(
                 f"Cannot cast ufunc '{op}' output from {result!r} to {out.dtype!r} with "
-                f"casting rule 'same_kind'"
+                f"casting rule '{casting}'"
             )
         shape = broadcast_shapes(self.shape, b.shape) if isinstance(b, GPUArray) else self.shape
         fresh = out is None
         if out is None:
-            out = GPUArray(shape, result, self.allocator)
+            out = _new_result(self, shape, result, b)
         elif broadcast_shapes(out.shape, shape) != out.shape:
             raise ValueError(
                 f"non-broadcastable output operand with shape {shape_text(out.shape)} "
@@ -1057,13 +1234,43 @@ class GPUArray(ReductionMethods):
 
 def _empty_0d(dtype: np.dtype, allocator: Callable[[int], Any] | None) -> GPUArray:
     """``GPUArray((), dtype, allocator)`` for a reduction's result, without the general checks."""
-    if allocator:
-        gpudata = allocator(dtype.itemsize)
-    else:
-        fast = _fast_ops
-        pool = fast._FAST_CONTEXTS.get(fast._context_handle()) or fast._fast_context()
-        gpudata = pool.allocate(dtype.itemsize)
+    if not allocator:
+        allocator = _context_allocator()
+    gpudata = allocator(dtype.itemsize)
     return GPUArray._fresh((), dtype, (), 1, allocator, gpudata, int(gpudata))
+
+
+def _linear_dtype(terms: Sequence[tuple[GPUArray, Any]], constant: Any = None) -> np.dtype:
+    """The dtype NumPy gives ``f0 * x0 + f1 * x1 + ... (+ constant)`` for ``(x, f)`` terms."""
+    dtype = None
+    for x, factor in terms:
+        product = binary_op_dtypes("multiply", factor, x.dtype)[1]
+        dtype = product if dtype is None else binary_op_dtypes("add", dtype, product)[1]
+    if constant is not None:
+        dtype = binary_op_dtypes("add", dtype, constant)[1]
+    return dtype
+
+
+def _linear_combination(
+    out: GPUArray, terms: Sequence[tuple[GPUArray, Any]], constant: Any, stream: Any
+) -> None:
+    """``out[...] = f0 * x0 + f1 * x1 + ... (+ constant)`` in one kernel, computed in the
+    terms' NumPy dtype and cast to ``out``'s (arrays broadcast to ``out``'s shape)."""
+    dtype = _linear_dtype(terms, constant)
+    ct = compute_ctype(dtype)
+    inputs: list[Any] = []
+    parts = []
+    for x, factor in terms:
+        k = len(inputs)
+        inputs += [x.copy(stream) if _overlaps(out, x) else x, (factor, dtype)]
+        parts.append(f"pc_cast<{ct}>(x{k + 1}) * pc_cast<{ct}>(x{k})")
+    if constant is not None:
+        parts.append(f"pc_cast<{ct}>(x{len(inputs)})")
+        inputs.append((constant, dtype))
+    expr = f"pc_cast<{dtype_to_ctype(dtype)}>({' + '.join(parts)})"
+    if out.dtype != dtype:
+        expr = f"pc_cast<{dtype_to_ctype(out.dtype)}>({expr})"
+    _elementwise(out, inputs, expr, stream)
 
 
 def _same_layout(a: GPUArray, b: GPUArray) -> bool:
@@ -1077,8 +1284,8 @@ def _overlaps(a: GPUArray, b: GPUArray) -> bool:
         return False
     if a.ptr == b.ptr and a.strides == b.strides and a.shape == b.shape:
         return False
-    alo, ahi = span_bytes(a.shape, a.strides, a.itemsize)
-    blo, bhi = span_bytes(b.shape, b.strides, b.itemsize)
+    alo, ahi = span_bytes(a.shape, a.strides, a.dtype.itemsize)
+    blo, bhi = span_bytes(b.shape, b.strides, b.dtype.itemsize)
     return a.ptr + alo < b.ptr + bhi and b.ptr + blo < a.ptr + ahi
 
 

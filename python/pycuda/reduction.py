@@ -537,7 +537,7 @@ class ReductionKernel:
         """_launch_args((a,)) of a one-array kernel when ``a`` is a GPUArray known to be
         C-contiguous, of the declared dtype object; None where the general checks must run."""
         dtype, align = self._single  # type: ignore[misc]
-        if getattr(a, "_c_contiguous", None) is not True or a.dtype is not dtype:
+        if getattr(a, "_c", None) is not True or a.dtype is not dtype:
             return None
         ptr = a.ptr
         return [ptr], a, a.size, align is not None and not ptr % align
@@ -570,7 +570,7 @@ class ReductionKernel:
                         f"argument '{spec.name}' must be a GPUArray, got {type(value).__name__}"
                     )
                 # GPUArrays know whether they are (cached); other array types tell by .flags.
-                contiguous = getattr(value, "_c_contiguous", None) or value.flags.c_contiguous
+                contiguous = getattr(value, "_c", None) or value.flags.c_contiguous
                 if value.size and not contiguous:
                     raise ValueError(
                         f"argument '{spec.name}' is not contiguous: reductions read arrays as "
@@ -605,7 +605,11 @@ class ReductionKernel:
         if allocator is None:
             allocator = getattr(first, "allocator", None)
         if out is None:
-            out = _gpuarray()._empty_0d(self.result_dtype, allocator)
+            gpuarray = _gpuarray()
+            if type(first) is gpuarray.GPUArray or not isinstance(first, gpuarray.GPUArray):
+                out = gpuarray._empty_0d(self.result_dtype, allocator)
+            else:  # a subclass's result, made by its _new_like_me/_new_with_changes
+                out = gpuarray._new_result(first, (), self.result_dtype, allocator=allocator)
         elif out.dtype != self.result_dtype or out.size != 1:
             raise TypeError(
                 f"out must be a GPUArray of one {self.result_dtype} element, got "

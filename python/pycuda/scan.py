@@ -419,7 +419,9 @@ class _ScanKernel:
                 raise ValueError(
                     f"output_ary must be a GPUArray, None or 'new', not {output_ary!r}"
                 )
-            output_ary = gpuarray.empty(input_ary.shape, self.dtype, allocator=allocator)
+            output_ary = gpuarray._new_result(
+                input_ary, input_ary.shape, self.dtype, allocator=allocator
+            )
         else:
             self._check(output_ary, "output_ary")
             if output_ary.size != input_ary.size:
