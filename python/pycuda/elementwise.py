@@ -34,8 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import _driver
+from pycuda import _driver, _elementwise_factories
 from pycuda import driver as drv
+from pycuda._elementwise_factories import *  # noqa: F403 - the original's get_*_kernel
+from pycuda._elementwise_plans import _get_real_dtype  # noqa: F401 - the original's helper
 from pycuda._launch_config import LaunchConfig, grid_stride_config, just_enough_config
 from pycuda.tools import (
     Argument,
@@ -44,6 +46,7 @@ from pycuda.tools import (
     context_dependent_memoize,
     context_dependent_memoized_functions,
     dtype_to_ctype,
+    memoize_method,  # noqa: F401 - the original's module offers it (from pytools)
     parse_c_arg,
 )
 
@@ -57,6 +60,7 @@ __all__ = [
     "get_elwise_range_module",
     "launch_config",
 ]
+__all__ += _elementwise_factories.__all__
 
 _THREADS_PER_BLOCK = 256
 _MAX_LAUNCHES = 4096  # launch configurations remembered (then forgotten, and made again)
@@ -433,6 +437,13 @@ class ElementwiseKernel:
     def get_kernel(self, use_range: bool) -> Any:
         """The prepared function for this context (compiled on first use, then cached)."""
         return self._compiled(use_range)[1]
+
+    def generate_stride_kernel_and_types(self, use_range: bool) -> tuple[Any, Any, list[Argument]]:
+        """``(module, prepared function, arguments)`` for this context, the arguments ending
+        with the ones the kernel appends (``n``, or ``start, stop, step`` with ``use_range``)."""
+        mod, func, _ = self._compiled(use_range)
+        names = ("start", "stop", "step") if use_range else ("n",)
+        return mod, func, self.arguments + [ScalarArg(np.int64, name) for name in names]
 
     def get_texref(self, name: str, use_range: bool = False) -> Any:
         """The texture reference `name` declared in this kernel's ``preamble``

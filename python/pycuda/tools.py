@@ -362,6 +362,33 @@ def context_dependent_memoize(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def memoize_method(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Cache ``method``'s result per instance and arguments: ``pytools.memoize_method``, which
+    the original's ``pycuda.elementwise`` imports (and so offers). ``method.clear_cache(obj)``
+    forgets ``obj``'s results."""
+    attr = f"_memoize_dic_{method.__name__}"
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        key = (args, frozenset(kwargs.items())) if kwargs else args
+        cache = getattr(self, attr, None)
+        if cache is None:
+            cache = {}
+            # object's own __setattr__: works for classes that guard theirs (frozen ones).
+            object.__setattr__(self, attr, cache)
+        try:
+            return cache[key]
+        except KeyError:
+            result = cache[key] = method(self, *args, **kwargs)
+            return result
+
+    def clear_cache(obj: Any) -> None:
+        obj.__dict__.pop(attr, None)
+
+    wrapper.clear_cache = clear_cache  # type: ignore[attr-defined]
+    return wrapper
+
+
 def clear_context_caches() -> None:
     """Forget every result of every context_dependent_memoize function."""
     for func in context_dependent_memoized_functions:

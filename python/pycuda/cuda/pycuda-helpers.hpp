@@ -85,6 +85,16 @@ __device__ inline complex<T> shfl_xor_sync(unsigned mask, complex<T> v, int lane
 // Surface indices are in elements (CUDA's surf* functions take x in bytes).
 
 __device__ inline float fp_tex_value(float v) { return v; }
+// Integer texels come back as they are, in their own type: without these, overload resolution
+// would turn them into float (losing precision past 2^24), where the original returned the
+// texture's type for int, short and char textures.
+__device__ inline char fp_tex_value(char v) { return v; }
+__device__ inline signed char fp_tex_value(signed char v) { return v; }
+__device__ inline unsigned char fp_tex_value(unsigned char v) { return v; }
+__device__ inline short fp_tex_value(short v) { return v; }
+__device__ inline unsigned short fp_tex_value(unsigned short v) { return v; }
+__device__ inline int fp_tex_value(int v) { return v; }
+__device__ inline unsigned int fp_tex_value(unsigned int v) { return v; }
 __device__ inline double fp_tex_value(int2 v) { return __hiloint2double(v.y, v.x); }
 __device__ inline complex<float> fp_tex_value(uint2 v) {
     return complex<float>(__int_as_float(v.x), __int_as_float(v.y));
