@@ -98,6 +98,26 @@ def parse_enums(text: str) -> dict[str, list[tuple[str, int]]]:
     return out
 
 
+def enum_members(py_name: str, prefix: str, c_members: list[tuple[str, int]]) -> dict[str, int]:
+    """The Python members of enum `py_name` from its C members: the prefix stripped, counts
+    dropped, then COMPAT and ALIASES added where the header lacks them."""
+    values: dict[str, int] = {}
+    for key, value in c_members:
+        is_count = key == prefix + "MAX" and py_name != "function_attribute"
+        if not key.startswith(prefix) or is_count:
+            continue
+        member = key[len(prefix) :]
+        if member[0].isdigit():
+            member = "_" + member
+        values[member] = value
+    for member, value in COMPAT.get(py_name, []):
+        values.setdefault(member, value)
+    for alias, target in ALIASES.get(py_name, {}).items():
+        if values.setdefault(alias, values[target]) != values[target]:
+            raise ValueError(f"{py_name}.{alias} is no longer {py_name}.{target} in this header")
+    return values
+
+
 def main() -> None:
     header = Path(sys.argv[1] if len(sys.argv) > 1 else "/usr/local/cuda/include/cuda.h")
     text = header.read_text()
@@ -122,20 +142,7 @@ def main() -> None:
     ]
     for py_name, c_name, prefix, doc in ENUMS:
         lines += ["", f"class {py_name}(_DriverEnum):", f'    """{doc}"""', ""]
-        values: dict[str, int] = {}
-        for key, value in enums[c_name]:
-            is_count = key == prefix + "MAX" and py_name != "function_attribute"
-            if not key.startswith(prefix) or is_count:
-                continue
-            member = key[len(prefix) :]
-            if member[0].isdigit():
-                member = "_" + member
-            values[member] = value
-        for member, value in COMPAT.get(py_name, []):
-            values.setdefault(member, value)
-        for alias, target in ALIASES.get(py_name, {}).items():
-            if values.setdefault(alias, values[target]) != values[target]:
-                raise SystemExit(f"{py_name}.{alias} is no longer {py_name}.{target} in {header}")
+        values = enum_members(py_name, prefix, enums[c_name])
         lines += [f"    {member} = {value}" for member, value in values.items()]
     for py_name, prefix in DEFINES:
         lines += ["", f"class {py_name}:", "    pass", ""]
