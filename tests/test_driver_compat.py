@@ -406,7 +406,7 @@ def test_memcpy2d_through_src_device_and_dst_device(ctx):
     d3 = drv.Memcpy3D()
     d3.src_device, d3.dst_device = dev2, dev
     d3.src_pitch, d3.dst_pitch, d3.width_in_bytes = w * 4, pitch, w * 4
-    d3.height, d3.depth = h - 1, 1
+    d3.src_height, d3.dst_height, d3.height, d3.depth = h - 1, h, h - 1, 1
     d3()  # back into rows 0 .. h-2 of the pitched memory
     pitched = drv.from_device(dev, (h, pitch // 4), np.float32)
     np.testing.assert_array_equal(pitched[: h - 1, :w], a[1:])
@@ -439,7 +439,7 @@ def _driver_objects(ctx):
         ctx,
         drv.Stream(),
         drv.Event(),
-        mod,
+        mod.module,
         mod.get_function("copy_texture"),
         mod.get_texref("tex"),
         mod.get_surfref("surf"),
