@@ -50,7 +50,7 @@ void bind_descriptors(nb::module_& m) {
 }
 
 void bind_array_class(nb::module_& m) {
-    nb::class_<Array>(m, "Array",
+    nb::class_<Array>(m, "Array", nb::dynamic_attr(),
                       "A CUDA array, for textures and surfaces.\n\n"
                       "    ary = pycuda.driver.Array(descriptor)  # ArrayDescriptor[3D]\n"
                       "    pycuda.driver.memcpy_htoa(ary, 0, host_data)  # 1D arrays")

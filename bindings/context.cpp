@@ -37,7 +37,7 @@ void bind_context(nb::module_& m) {
         []() { return reinterpret_cast<std::uintptr_t>(Context::current_handle()); },
         "The handle of the current context as an int (0 if none): one cuCtxGetCurrent, for "
         "per-context caches on hot paths.");
-    nb::class_<ContextRef>(m, "Context",
+    nb::class_<ContextRef>(m, "Context", nb::dynamic_attr(),
                            "A CUDA context. Made by Device.make_context() (pushed) or "
                            "Device.retain_primary_context() (not pushed).\n\n"
                            "    ctx = pycuda.driver.Device(0).make_context()\n"

@@ -50,7 +50,7 @@ void bind_device(nb::module_& m) {
         "driver_library_path", []() { return driver().library_path; },
         "The libcuda that was opened (raises RuntimeError when none was found).");
 
-    nb::class_<Device>(m, "Device",
+    nb::class_<Device>(m, "Device", nb::dynamic_attr(),
                        "A CUDA device, by ordinal or PCI bus id.\n\n"
                        "    dev = pycuda.driver.Device(0)\n"
                        "    print(dev.name(), dev.compute_capability(), dev.multiprocessor_count)")

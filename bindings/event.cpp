@@ -11,7 +11,7 @@
 namespace pycuda::bindings {
 
 void bind_event(nb::module_& m) {
-    nb::class_<Event>(m, "Event",
+    nb::class_<Event>(m, "Event", nb::dynamic_attr(),
                       "A marker in a stream, for synchronization and timing.\n\n"
                       "    start, end = drv.Event(), drv.Event()\n"
                       "    start.record(); ...; end.record(); end.synchronize()\n"

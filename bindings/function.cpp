@@ -70,12 +70,6 @@ unsigned shared_bytes(PyObject* obj) {
     return static_cast<unsigned>(v);
 }
 
-// texrefs=: references are bound eagerly into their modules (core/texture_reference.hpp), so
-// the launch only checks that each one listed is bound.
-void reject_texrefs(PyObject* texrefs) {
-    check_texrefs(texrefs);
-}
-
 /// Interned keyword names, compared by pointer first.
 struct Keywords {
     PyObject* block = PyUnicode_InternFromString("block");
@@ -168,7 +162,9 @@ nb::object call(Function& f, PyObject* args, PyObject* kwargs) {
     Dim3 grid = o.grid ? parse_dims(o.grid, "grid") : Dim3{1, 1, 1};
     check_launch_dims(grid, block, f.max_threads_per_block(), f.name());
     unsigned shared = o.shared ? shared_bytes(o.shared) : 0;
-    reject_texrefs(o.texrefs);
+    // References are bound eagerly into their modules (core/texture_reference.hpp): a launch
+    // only checks that each one listed is bound.
+    check_texrefs(o.texrefs);
     bool timed = o.time_kernel && PyObject_IsTrue(o.time_kernel) == 1;
     ArgBuffer buf(f.param_info(), &f.name());
     pack_by_type(buf, PySequence_Fast_ITEMS(args),
@@ -222,7 +218,26 @@ PreparedCall parse_prepared(Function& f, PyObject* const* args, std::size_t narg
     return c;
 }
 
-nb::object prepared_launch(Function& f, const PreparedCall& c, nb::handle stream_obj, bool timed) {
+/// Checks the texture references prepare() recorded, as the original bound them at each
+/// prepared launch (not at prepare(), so they may be bound in between): the instance's
+/// `texrefs`, a plain attribute there too, so an assigned list is the one checked.
+void check_recorded_texrefs(PyObject* self) {
+    nb::object dict = nb::steal(PyObject_GenericGetDict(self, nullptr));
+    if (!dict.is_valid())
+        throw nb::python_error();
+    PyObject* texrefs = PyDict_GetItemWithError(dict.ptr(), keywords().texrefs);
+    if (texrefs == nullptr) {
+        if (PyErr_Occurred())
+            throw nb::python_error();
+        return; // never prepared with texrefs, nor assigned any
+    }
+    nb::object held = nb::borrow(texrefs); // the dict's reference is only borrowed
+    check_texrefs(held.ptr());
+}
+
+nb::object prepared_launch(Function& f, PyObject* self, const PreparedCall& c,
+                           nb::handle stream_obj, bool timed) {
+    check_recorded_texrefs(self);
     ArgBuffer buf(&*f.prepared_layout, &f.name()); // offsets from prepare(), driver's if known
     pack_by_layout(buf, *f.prepared_layout, c.args, c.nargs);
     CUstream stream = stream_obj.is_none() ? nullptr : stream_handle(stream_obj);
@@ -235,7 +250,7 @@ nb::object prepared_launch(Function& f, const PreparedCall& c, nb::handle stream
 }
 
 /// prepare(): the layout from the format; where the driver knows the kernel's parameters, the
-/// format must match them in count and sizes, and their offsets win.
+/// format must match them in count and sizes, their offsets win, and a bare 'V' takes its size.
 void prepare(Function& f, const std::string& format) {
     ParamLayout layout = parse_param_format(format);
     if (const std::vector<ParamInfo>* info = f.param_info()) {
@@ -246,7 +261,9 @@ void prepare(Function& f, const std::string& format) {
                                      .c_str());
         for (std::size_t i = 0; i < info->size(); ++i) {
             ParamSlot& slot = layout.slots[i];
-            if (slot.size != (*info)[i].size)
+            if (slot.code == 'V')
+                slot = ParamSlot{'s', (*info)[i].size, blob_alignment((*info)[i].size), 0};
+            else if (slot.size != (*info)[i].size)
                 throw nb::type_error(("prepare: parameter " + std::to_string(i) +
                                       " (0-based) of kernel '" + f.name() + "' is " +
                                       std::to_string((*info)[i].size) + " bytes, but format '" +
@@ -258,6 +275,7 @@ void prepare(Function& f, const std::string& format) {
         if (!info->empty())
             layout.total_size = info->back().offset + info->back().size;
     }
+    require_sized(layout, format);
     f.prepared_layout = std::move(layout);
     f.prepared_format = format;
 }
@@ -291,7 +309,9 @@ nb::bytes pack_args_for_test(nb::handle format, nb::handle args) {
         pack_by_type(buf, ptrs, items.size());
         return nb::bytes(static_cast<const char*>(buf.data()), buf.size());
     }
-    ParamLayout layout = parse_param_format(nb::cast<std::string>(format));
+    std::string text = nb::cast<std::string>(format);
+    ParamLayout layout = parse_param_format(text);
+    require_sized(layout, text);
     ArgBuffer buf(&layout, &name);
     pack_by_layout(buf, layout, ptrs, items.size());
     return nb::bytes(static_cast<const char*>(buf.data()), buf.size());
@@ -317,7 +337,7 @@ PyObject* prepared_call_raw(PyObject* self, PyObject* const* args, Py_ssize_t n,
         Function& f = function_of(self);
         PreparedCall c = parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 2,
                                         "prepared_call(grid, block, *args, shared_size=0)");
-        return prepared_launch(f, c, nb::none(), false);
+        return prepared_launch(f, self, c, nb::none(), false);
     });
 }
 
@@ -328,7 +348,7 @@ PyObject* prepared_async_call_raw(PyObject* self, PyObject* const* args, Py_ssiz
         PreparedCall c =
             parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 3,
                            "prepared_async_call(grid, block, stream, *args, shared_size=0)");
-        return prepared_launch(f, c, nb::handle(args[2]), false);
+        return prepared_launch(f, self, c, nb::handle(args[2]), false);
     });
 }
 
@@ -340,7 +360,7 @@ PyObject* prepared_timed_call_raw(PyObject* self, PyObject* const* args, Py_ssiz
                                         "prepared_timed_call(grid, block, *args, shared_size=0)");
         auto start = std::make_shared<Event>(), end = std::make_shared<Event>();
         start->record(nullptr);
-        prepared_launch(f, c, nb::none(), false);
+        prepared_launch(f, self, c, nb::none(), false);
         end->record(nullptr);
         return nb::cpp_function([start, end]() {
             {
@@ -400,22 +420,41 @@ void bind_function(nb::module_& m) {
     cls.def(
            "prepare",
            [](nb::handle self, nb::handle arg_types, nb::handle texrefs) {
-               reject_texrefs(texrefs.ptr());
                Function& f = nb::cast<Function&>(self);
                prepare(f, PyUnicode_Check(arg_types.ptr()) ? nb::cast<std::string>(arg_types)
                                                            : format_from_arg_types(arg_types));
+               // Only recorded, as in the original: each prepared launch checks them.
+               nb::object recorded = texrefs.is_none() ? nb::list() : nb::borrow(texrefs);
+               nb::setattr(self, "texrefs", recorded);
                return nb::borrow(self);
            },
            nb::arg("arg_types"), nb::arg("texrefs").none() = nb::none(),
-           "Fix the argument types (NumPy types, dtypes, struct codes like 'PiiP'; anything "
-           "else means a pointer) for prepared_call; returns self.")
-        .def_prop_ro("arg_format",
-                     [](const Function& f) -> nb::object {
-                         if (!f.prepared_layout)
-                             return nb::none();
-                         return nb::str(f.prepared_format.c_str());
-                     })
-        .def_prop_ro("texrefs", [](const Function&) { return nb::list(); })
+           "Fix the argument types (NumPy types, dtypes, struct codes like 'PiiP', 'V' for "
+           "a struct by value; anything else means a pointer) for prepared_call, and record "
+           "`texrefs` (self.texrefs), the texture references each prepared launch needs bound; "
+           "returns self.")
+        .def_prop_rw(
+            "arg_format",
+            [](const Function& f) -> nb::object {
+                if (!f.prepared_layout)
+                    return nb::none();
+                return nb::str(f.prepared_format.c_str());
+            },
+            [](Function& f, nb::handle format) {
+                if (format.is_none()) {
+                    f.prepared_layout.reset();
+                    f.prepared_format.clear();
+                    return;
+                }
+                if (!PyUnicode_Check(format.ptr()))
+                    throw nb::type_error(("arg_format must be a format string such as 'PiiP', "
+                                          "or None; got " +
+                                          std::string(nb::type_name(format.type()).c_str()))
+                                             .c_str());
+                prepare(f, nb::cast<std::string>(format));
+            },
+            "The struct-style format prepare() made (None before it); assigning one prepares "
+            "with it.")
         .def(
             "get_attribute",
             [](const Function& f, int attr) {
@@ -462,6 +501,7 @@ void bind_helpers(nb::module_& m) {
         "_param_layout",
         [](const std::string& format) {
             ParamLayout layout = parse_param_format(format);
+            require_sized(layout, format);
             nb::list out;
             for (const ParamSlot& s : layout.slots)
                 out.append(nb::make_tuple(s.offset, s.size));

@@ -48,7 +48,7 @@ std::shared_ptr<void> hold_buffer(nb::handle obj) {
 } // namespace
 
 void bind_host_memory(nb::module_& m) {
-    nb::class_<HostPointer>(m, "HostPointer", "Host memory known to CUDA.")
+    nb::class_<HostPointer>(m, "HostPointer", nb::dynamic_attr(), "Host memory known to CUDA.")
         .def("get_device_pointer", &HostPointer::device_pointer,
              "The device address of this memory (needs DEVICEMAP/mapped memory).");
 
@@ -71,11 +71,14 @@ void bind_host_memory(nb::module_& m) {
             return nb::borrow(static_cast<const Py_buffer*>(r.owner().get())->obj);
         });
 
-    nb::class_<AlignedHostAllocation>(m, "AlignedHostAllocation",
+    nb::class_<AlignedHostAllocation>(m, "AlignedHostAllocation", nb::dynamic_attr(),
                                       nb::type_slots(host_buffer_slots<AlignedHostAllocation>()),
                                       "Pageable host memory with a chosen alignment, behind "
                                       "aligned_empty().")
-        .def("free", &AlignedHostAllocation::free);
+        .def("free", &AlignedHostAllocation::free)
+        .def("get_device_pointer", &AlignedHostAllocation::device_pointer,
+             "The device address of this memory, once register_host_memory() has page-locked "
+             "it (with DEVICEMAP where mapping is not implied).");
 
     m.def(
         "_pagelocked_alloc",

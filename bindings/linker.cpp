@@ -50,7 +50,7 @@ std::string data_bytes(nb::handle data) {
 } // namespace
 
 void bind_linker(nb::module_& m) {
-    nb::class_<PyLinker>(m, "Linker",
+    nb::class_<PyLinker>(m, "Linker", nb::dynamic_attr(),
                          "Links cubins, PTX and libraries into one Module.\n\n"
                          "    ln = pycuda.driver.Linker()\n"
                          "    ln.add_data(cubin, pycuda.driver.jit_input_type.CUBIN, 'k')\n"

@@ -98,6 +98,35 @@ void def_side(nb::class_<T>& cls, const char* prefix) {
             nb::arg("ary"));
 }
 
+/// src_device / dst_device, read-write as in the original (whose copies exposed the descriptor's
+/// srcDevice/dstDevice): assigning an address makes that side device memory there, as
+/// set_*_device does, keeping a side set as unified memory unified.
+template <typename T, bool Src>
+void def_device_field(nb::class_<T>& cls) {
+    cls.def_prop_rw(
+        Src ? "src_device" : "dst_device",
+        [](const T& t) { return Src ? t.src_device() : t.dst_device(); },
+        [](T& t, nb::handle ptr) {
+            const char* what = Src ? "src_device" : "dst_device";
+            DeviceSpan s = device_span(ptr, what);
+            bool unified =
+                (Src ? t.src_memory_type() : t.dst_memory_type()) == CU_MEMORYTYPE_UNIFIED;
+            if constexpr (Src) {
+                if (unified)
+                    t.set_src_unified(s.ptr);
+                else
+                    t.set_src_device(s.ptr);
+            } else {
+                if (unified)
+                    t.set_dst_unified(s.ptr);
+                else
+                    t.set_dst_device(s.ptr);
+            }
+            (Src ? t.src : t.dst) = SideKeep{nullptr, s.size};
+        },
+        "The device address of this side; assigning one copies from (to) device memory there.");
+}
+
 /// A read-write property over one size_t field of the copy's CUDA descriptor.
 template <typename T, typename Desc>
 void def_size_field(nb::class_<T>& cls, const char* name, size_t Desc::*member) {
@@ -130,6 +159,8 @@ void bind_memcpy2d(nb::module_& m) {
     field("height", &CUDA_MEMCPY2D::Height);
     def_side<T, true>(cls, "set_src_");
     def_side<T, false>(cls, "set_dst_");
+    def_device_field<T, true>(cls);
+    def_device_field<T, false>(cls);
     cls.def_prop_ro("src_memory_type",
                     [](const T& t) { return static_cast<int>(t.src_memory_type()); });
     cls.def_prop_ro("dst_memory_type",
@@ -191,6 +222,8 @@ void bind_memcpy3d(nb::module_& m, const char* name) {
     field("depth", &D::Depth);
     def_side<T, true>(cls, "set_src_");
     def_side<T, false>(cls, "set_dst_");
+    def_device_field<T, true>(cls);
+    def_device_field<T, false>(cls);
     cls.def_prop_ro("src_memory_type",
                     [](const T& t) { return static_cast<int>(t.src_memory_type()); });
     cls.def_prop_ro("dst_memory_type",

@@ -78,7 +78,7 @@ namespace pycuda::bindings {
 namespace {
 
 void bind_allocations(nb::module_& m) {
-    nb::class_<DeviceAllocation>(m, "DeviceAllocation",
+    nb::class_<DeviceAllocation>(m, "DeviceAllocation", nb::dynamic_attr(),
                                  "Linear device memory from mem_alloc(); frees itself in its "
                                  "context when collected.\n\n"
                                  "    buf = drv.mem_alloc(a.nbytes)\n"
@@ -119,7 +119,7 @@ void bind_allocations(nb::module_& m) {
             "cuStreamAttachMemAsync: flags from mem_attach_flags.");
 
     nb::class_<PointerHolderBase, PyPointerHolderBase>(
-        m, "PointerHolderBase",
+        m, "PointerHolderBase", nb::dynamic_attr(),
         "Subclass and override get_pointer() to pass any object as a device pointer.\n\n"
         "    class Holder(drv.PointerHolderBase):\n"
         "        def __init__(self, buf):\n"
@@ -147,7 +147,7 @@ void bind_ipc(nb::module_& m) {
         },
         nb::arg("devptr"), "A 64-byte bytearray another process opens with IPCMemoryHandle.");
 
-    nb::class_<IpcMemoryHandle>(m, "IPCMemoryHandle",
+    nb::class_<IpcMemoryHandle>(m, "IPCMemoryHandle", nb::dynamic_attr(),
                                 "Device memory of another process, opened from the handle that "
                                 "process got from mem_get_ipc_handle().")
         .def(

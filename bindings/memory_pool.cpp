@@ -44,7 +44,7 @@ void def_pool_statistics(Class& cls) {
 }
 
 void bind_device_pool(nb::module_& m) {
-    nb::class_<PooledDeviceAllocation>(m, "PooledDeviceAllocation",
+    nb::class_<PooledDeviceAllocation>(m, "PooledDeviceAllocation", nb::dynamic_attr(),
                                        "A block lent by a DeviceMemoryPool; returns to it when "
                                        "freed or collected.")
         .def("free", &PooledDeviceAllocation::free)
@@ -52,7 +52,7 @@ void bind_device_pool(nb::module_& m) {
         .def("__index__", [](const PooledDeviceAllocation& a) { return a.ptr(); })
         .def("__len__", &PooledDeviceAllocation::size);
 
-    nb::class_<DevicePoolRef> cls(m, "DeviceMemoryPool",
+    nb::class_<DevicePoolRef> cls(m, "DeviceMemoryPool", nb::dynamic_attr(),
                                   "A caching allocator of device memory: freed blocks are kept "
                                   "for reuse.\n\n"
                                   "    pool = DeviceMemoryPool()\n"
@@ -92,7 +92,7 @@ nb::object pooled_array(HostPoolRef& r, nb::handle shape, nb::handle dtype, nb::
 }
 
 void bind_host_pool(nb::module_& m) {
-    nb::class_<PooledHostAllocation>(m, "PooledHostAllocation",
+    nb::class_<PooledHostAllocation>(m, "PooledHostAllocation", nb::dynamic_attr(),
                                      nb::type_slots(host_buffer_slots<PooledHostAllocation>()),
                                      "A page-locked block lent by a PageLockedMemoryPool; the "
                                      ".base of the arrays it allocates.")
@@ -105,7 +105,7 @@ void bind_host_pool(nb::module_& m) {
         .def(nb::init<unsigned>(), nb::arg("flags") = 0)
         .def_ro("flags", &PageLockedAllocator::flags);
 
-    nb::class_<HostPoolRef> cls(m, "PageLockedMemoryPool",
+    nb::class_<HostPoolRef> cls(m, "PageLockedMemoryPool", nb::dynamic_attr(),
                                 "A caching allocator of page-locked host arrays.\n\n"
                                 "    pool = PageLockedMemoryPool()\n"
                                 "    a = pool.allocate((1024,), numpy.float32)");

@@ -77,7 +77,7 @@ ModulePtr from_buffer(nb::handle buffer, nb::handle options, nb::handle message_
 } // namespace
 
 void bind_module(nb::module_& m) {
-    nb::class_<Module>(m, "Module",
+    nb::class_<Module>(m, "Module", nb::dynamic_attr(),
                        "A loaded CUDA module (cubin, PTX or fatbin).\n\n"
                        "    mod = pycuda.driver.module_from_file('kernels.cubin')\n"
                        "    f = mod.get_function('scale')\n"

@@ -25,7 +25,7 @@ CUstream stream_handle(nb::handle obj) {
 }
 
 void bind_stream(nb::module_& m) {
-    nb::class_<Stream>(m, "Stream",
+    nb::class_<Stream>(m, "Stream", nb::dynamic_attr(),
                        "A CUDA stream: work queued on it runs in order.\n\n"
                        "    s = pycuda.driver.Stream()\n"
                        "    pycuda.driver.memcpy_htod_async(dev, host, s)\n"

@@ -35,7 +35,7 @@ std::shared_ptr<const void> py_owner(nb::handle obj) {
 
 void bind_texture_reference(nb::module_& m) {
     nb::class_<TextureReference>(
-        m, "TextureReference",
+        m, "TextureReference", nb::dynamic_attr(),
         "A texture reference: `texture<float, 2> tex;` in a SourceModule source, from\n"
         "Module.get_texref('tex'); or TextureReference() as a holder of settings. Setters take\n"
         "effect at once (a texture object is made and its handle written to the module).\n\n"
@@ -151,7 +151,7 @@ void bind_texture_reference(nb::module_& m) {
 }
 
 void bind_surface_reference(nb::module_& m) {
-    nb::class_<SurfaceReference>(m, "SurfaceReference",
+    nb::class_<SurfaceReference>(m, "SurfaceReference", nb::dynamic_attr(),
                                  "A surface reference: `surface<void, 2> surf;` in a source, "
                                  "from Module.get_surfref('surf').")
         .def(

@@ -92,6 +92,14 @@ void* AlignedHostAllocation::data(const char* what) const {
     return memory_.get();
 }
 
+CUdeviceptr AlignedHostAllocation::device_pointer() const {
+    void* p = data("AlignedHostAllocation.get_device_pointer");
+    Context::require_current("AlignedHostAllocation.get_device_pointer");
+    CUdeviceptr ptr = 0;
+    PYCUDA_CALL(cuMemHostGetDevicePointer, &ptr, p, 0u);
+    return ptr;
+}
+
 void AlignedHostAllocation::free() {
     data("AlignedHostAllocation.free");
     memory_.reset();

@@ -72,6 +72,11 @@ public:
     bool released() const noexcept { return !memory_; }
     /// Frees now; a second free() is CudaError(INVALID_HANDLE).
     void free();
+    /// The device address of this memory in the current context (cuMemHostGetDevicePointer), as
+    /// the original's HostPointer base gave it: valid once the memory is page-locked with
+    /// cuMemHostRegister (register_host_memory, DEVICEMAP where mapping is not implied), else
+    /// the driver's CudaError.
+    CUdeviceptr device_pointer() const;
 
 private:
     struct FreeDeleter {

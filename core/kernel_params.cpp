@@ -94,6 +94,13 @@ ParamLayout parse_param_format(std::string_view format) {
                                             "' ends in a count without a type code");
         }
         char code = format[i++];
+        if (code == 'V') {
+            if (has_count)
+                append_slot(layout, 's', count, blob_alignment(count));
+            else
+                append_slot(layout, 'V', 0, 1);
+            continue;
+        }
         std::size_t size = 0, align = 1;
         if (!code_size_align(code, size, align))
             throw std::invalid_argument("kernel argument format '" + std::string(format) +
@@ -111,6 +118,15 @@ ParamLayout parse_param_format(std::string_view format) {
         }
     }
     return layout;
+}
+
+void require_sized(const ParamLayout& layout, std::string_view format) {
+    for (const ParamSlot& slot : layout.slots)
+        if (slot.code == 'V')
+            throw std::invalid_argument(
+                "kernel argument format '" + std::string(format) +
+                "' has a 'V' (a struct passed by value) without a byte count, and the driver "
+                "cannot tell the kernel's parameter sizes: write its size, e.g. '16V'");
 }
 
 std::uint16_t float_to_half(float value) noexcept {

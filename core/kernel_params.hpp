@@ -47,7 +47,14 @@ void append_slot(ParamLayout& layout, char code, std::size_t size, std::size_t a
 
 /// Parses a prepare() format. Byte-order prefixes '@' and '=' are accepted (native layout),
 /// whitespace is ignored; anything else unknown is std::invalid_argument naming the position.
+/// 'V' (NumPy's dtype.char of structs) is a struct passed by value: "16V" is 16 bytes, as "16s";
+/// a bare 'V' gives a slot of code 'V' and size 0, whose size only the kernel can tell (see
+/// require_sized).
 ParamLayout parse_param_format(std::string_view format);
+
+/// std::invalid_argument naming `format` if a bare 'V' slot is still unsized (its size was not
+/// taken from the driver's parameter information).
+void require_sized(const ParamLayout& layout, std::string_view format);
 
 /// Converts a float to IEEE half precision bits, rounding to nearest even (for 'e').
 std::uint16_t float_to_half(float value) noexcept;

@@ -43,6 +43,9 @@ public:
     /// The memory types set so far (0 for a side not set yet).
     CUmemorytype src_memory_type() const noexcept { return src_.type; }
     CUmemorytype dst_memory_type() const noexcept { return dst_.type; }
+    /// The device (or unified) address of each side; 0 for host memory, arrays and unset sides.
+    CUdeviceptr src_device() const noexcept { return src_.device; }
+    CUdeviceptr dst_device() const noexcept { return dst_.device; }
 
     /// cuMemcpy2D (aligned) or cuMemcpy2DUnaligned. Both sides must be set (else
     /// std::logic_error naming the missing one).
@@ -77,6 +80,9 @@ public:
     /// The memory types set so far (0 for a side not set yet).
     CUmemorytype src_memory_type() const noexcept { return src_.type; }
     CUmemorytype dst_memory_type() const noexcept { return dst_.type; }
+    /// The device (or unified) address of each side; 0 for host memory, arrays and unset sides.
+    CUdeviceptr src_device() const noexcept { return src_.device; }
+    CUdeviceptr dst_device() const noexcept { return dst_.device; }
 
     /// cuMemcpy3D (cuMemcpy3DPeer).
     void copy() const;

@@ -11,8 +11,8 @@ unsigned bitlog2(uint64_t n) noexcept {
 
 unsigned PoolBins::bin_number(size_t size) noexcept {
     constexpr size_t lead = size_t{1} << mantissa_bits; // 16
-    if (size < 2 * lead)
-        return static_cast<unsigned>(size);
+    if (size < 2 * lead) // exact; 0 shares bin 0 with 1, so no bin holds nothing
+        return size <= 1 ? 0u : static_cast<unsigned>(size);
     unsigned shift = bitlog2(size) - mantissa_bits;
     size_t top = size >> shift; // in [16, 32)
     if (size & ((size_t{1} << shift) - 1))
@@ -27,7 +27,7 @@ unsigned PoolBins::bin_number(size_t size) noexcept {
 size_t PoolBins::alloc_size(unsigned bin) noexcept {
     constexpr unsigned lead = 1u << mantissa_bits;
     if (bin < 2 * lead)
-        return bin;
+        return bin <= 1 ? 1 : bin;
     unsigned shift = bin / lead - 1;
     return size_t{lead + bin % lead} << shift;
 }

@@ -25,10 +25,12 @@ unsigned bitlog2(uint64_t n) noexcept;
 /// The bin arithmetic, independent of the allocator.
 struct PoolBins {
     static constexpr unsigned mantissa_bits = 4;
-    /// The bin for `size` bytes: sizes below 32 are exact; above, (16 + m) << k bytes are bin
+    /// The bin for `size` bytes: sizes 2 to 31 are exact, 0 and 1 are bin 0 (one byte, as in the
+    /// original, where alloc_size(bin_number(0)) is 1); above, (16 + m) << k bytes are bin
     /// 16 (k + 1) + m, m < 16.
     static unsigned bin_number(size_t size) noexcept;
-    /// The bytes a block of `bin` holds (the inverse of bin_number on bin sizes).
+    /// The bytes a block of `bin` holds (the inverse of bin_number on bin sizes); never 0. Bin 1,
+    /// which bin_number never gives, holds one byte like bin 0.
     static size_t alloc_size(unsigned bin) noexcept;
 };
 

@@ -2,7 +2,8 @@
 
 The driver's enums reach Python as IntEnums named as in the original PyCUDA
 (device_attribute.MAX_THREADS_PER_BLOCK, ctx_flags.SCHED_AUTO, ...). Run it again after a new
-toolkit adds members: python3 scripts/gen_enums.py [/path/to/cuda.h]
+toolkit adds members: python3 scripts/gen_enums.py [/path/to/cuda.h], then
+`ruff format python/pycuda/_enums.py`.
 """
 
 from __future__ import annotations
@@ -46,6 +47,20 @@ ENUMS = [
 # Members that newer headers dropped but PyCUDA programs still name (value from CUDA 12).
 COMPAT = {"ctx_flags": [("LMEM_RESIZE_TO_MAX", 0x10)]}
 
+# The original's second names for one value (its Boost.Python enums registered both): alias ->
+# the member it equals. Today's cuda.h still spells them as deprecated members; should a header
+# drop one, it is added here, so programs naming it keep working.
+ALIASES = {
+    "ctx_flags": {"BLOCKING_SYNC": "SCHED_BLOCKING_SYNC"},
+    "device_attribute": {
+        "SHARED_MEMORY_PER_BLOCK": "MAX_SHARED_MEMORY_PER_BLOCK",
+        "REGISTERS_PER_BLOCK": "MAX_REGISTERS_PER_BLOCK",
+        "MAXIMUM_TEXTURE2D_ARRAY_WIDTH": "MAXIMUM_TEXTURE2D_LAYERED_WIDTH",
+        "MAXIMUM_TEXTURE2D_ARRAY_HEIGHT": "MAXIMUM_TEXTURE2D_LAYERED_HEIGHT",
+        "MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES": "MAXIMUM_TEXTURE2D_LAYERED_LAYERS",
+    },
+}
+
 # Plain classes of #define'd flags, as the original has them.
 DEFINES = [
     ("host_alloc_flags", "CU_MEMHOSTALLOC_"),
@@ -83,6 +98,26 @@ def parse_enums(text: str) -> dict[str, list[tuple[str, int]]]:
     return out
 
 
+def enum_members(py_name: str, prefix: str, c_members: list[tuple[str, int]]) -> dict[str, int]:
+    """The Python members of enum `py_name` from its C members: the prefix stripped, counts
+    dropped, then COMPAT and ALIASES added where the header lacks them."""
+    values: dict[str, int] = {}
+    for key, value in c_members:
+        is_count = key == prefix + "MAX" and py_name != "function_attribute"
+        if not key.startswith(prefix) or is_count:
+            continue
+        member = key[len(prefix) :]
+        if member[0].isdigit():
+            member = "_" + member
+        values[member] = value
+    for member, value in COMPAT.get(py_name, []):
+        values.setdefault(member, value)
+    for alias, target in ALIASES.get(py_name, {}).items():
+        if values.setdefault(alias, values[target]) != values[target]:
+            raise ValueError(f"{py_name}.{alias} is no longer {py_name}.{target} in this header")
+    return values
+
+
 def main() -> None:
     header = Path(sys.argv[1] if len(sys.argv) > 1 else "/usr/local/cuda/include/cuda.h")
     text = header.read_text()
@@ -107,18 +142,8 @@ def main() -> None:
     ]
     for py_name, c_name, prefix, doc in ENUMS:
         lines += ["", f"class {py_name}(_DriverEnum):", f'    """{doc}"""', ""]
-        for key, value in enums[c_name]:
-            is_count = key == prefix + "MAX" and py_name != "function_attribute"
-            if not key.startswith(prefix) or is_count:
-                continue
-            member = key[len(prefix) :]
-            if member[0].isdigit():
-                member = "_" + member
-            lines.append(f"    {member} = {value}")
-        present = {k[len(prefix) :] for k, _ in enums[c_name]}
-        for member, value in COMPAT.get(py_name, []):
-            if member not in present:
-                lines.append(f"    {member} = {value}")
+        values = enum_members(py_name, prefix, enums[c_name])
+        lines += [f"    {member} = {value}" for member, value in values.items()]
     for py_name, prefix in DEFINES:
         lines += ["", f"class {py_name}:", "    pass", ""]
         for key, value in re.findall(rf"#define ({prefix}\w+)\s+(0x[0-9a-fA-F]+|\d+)", text):
@@ -137,6 +162,12 @@ def main() -> None:
             lines.append(f"    {key} = {int(value, 16)}")
     lines.append('    ARRAY3D_LAYERED = 0x01\n\n\nsetattr(array3d_flags, "2DARRAY", 0x01)')
     lines += [
+        "",
+        "# As the original's Boost.Python enums: `names` maps each name (aliases too) to its",
+        "# member, `values` each int to its member.",
+        "for _enum in (" + ", ".join(e[0] for e in ENUMS) + "):",
+        "    _enum.names = dict(_enum.__members__)",
+        "    _enum.values = {member.value: member for member in _enum}",
         "",
         "TRSA_OVERRIDE_FORMAT = 1",
         "TRSF_READ_AS_INTEGER = 1",

@@ -625,8 +625,9 @@ def test_bad_input_gives_clear_errors(ctx):
         f(dest, np.int32(1), block=(1, 1, 1), texrefs=[tex])
     with pytest.raises(drv.LogicError, match="never bound"):
         f.param_set_texref(tex)
+    prepared = mod.get_function("copy_texture").prepare("Pi", texrefs=[tex])  # only recorded
     with pytest.raises(drv.LogicError, match="never bound"):
-        mod.get_function("copy_texture").prepare("Pi", texrefs=[tex])
+        prepared.prepared_call((1, 1), (1, 1, 1), dest, np.int32(1))
     with pytest.raises(TypeError, match="texrefs"):
         f(dest, np.int32(1), block=(1, 1, 1), texrefs=["not a reference"])
     with pytest.raises(drv.LogicError, match="no texture reference named 'missing'"):

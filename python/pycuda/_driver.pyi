@@ -299,6 +299,11 @@ class AlignedHostAllocation:
 
     def free(self) -> None: ...
 
+    def get_device_pointer(self) -> int:
+        """
+        The device address of this memory, once register_host_memory() has page-locked it (with DEVICEMAP where mapping is not implied).
+        """
+
 def memset_d8(dest: object, data: int, size: int) -> None:
     """Set `size` elements at `dest` to `data`."""
 
@@ -588,14 +593,17 @@ class Function:
 
     def prepare(self, arg_types: object, texrefs: object | None = None) -> object:
         """
-        Fix the argument types (NumPy types, dtypes, struct codes like 'PiiP'; anything else means a pointer) for prepared_call; returns self.
+        Fix the argument types (NumPy types, dtypes, struct codes like 'PiiP', 'V' for a struct by value; anything else means a pointer) for prepared_call, and record `texrefs` (self.texrefs), the texture references each prepared launch needs bound; returns self.
         """
 
     @property
-    def arg_format(self) -> object: ...
+    def arg_format(self) -> object:
+        """
+        The struct-style format prepare() made (None before it); assigning one prepares with it.
+        """
 
-    @property
-    def texrefs(self) -> list: ...
+    @arg_format.setter
+    def arg_format(self, arg: object, /) -> None: ...
 
     def get_attribute(self, attr: int) -> int:
         """cuFuncGetAttribute (a function_attribute)."""
@@ -955,6 +963,24 @@ class Memcpy2D:
     def set_dst_array(self, ary: Array) -> None: ...
 
     @property
+    def src_device(self) -> int:
+        """
+        The device address of this side; assigning one copies from (to) device memory there.
+        """
+
+    @src_device.setter
+    def src_device(self, arg: object, /) -> None: ...
+
+    @property
+    def dst_device(self) -> int:
+        """
+        The device address of this side; assigning one copies from (to) device memory there.
+        """
+
+    @dst_device.setter
+    def dst_device(self, arg: object, /) -> None: ...
+
+    @property
     def src_memory_type(self) -> int: ...
 
     @property
@@ -1088,6 +1114,24 @@ class Memcpy3D:
     def set_dst_array(self, ary: Array) -> None: ...
 
     @property
+    def src_device(self) -> int:
+        """
+        The device address of this side; assigning one copies from (to) device memory there.
+        """
+
+    @src_device.setter
+    def src_device(self, arg: object, /) -> None: ...
+
+    @property
+    def dst_device(self) -> int:
+        """
+        The device address of this side; assigning one copies from (to) device memory there.
+        """
+
+    @dst_device.setter
+    def dst_device(self, arg: object, /) -> None: ...
+
+    @property
     def src_memory_type(self) -> int: ...
 
     @property
@@ -1212,6 +1256,24 @@ class Memcpy3DPeer:
         """Managed (unified) memory, by its address."""
 
     def set_dst_array(self, ary: Array) -> None: ...
+
+    @property
+    def src_device(self) -> int:
+        """
+        The device address of this side; assigning one copies from (to) device memory there.
+        """
+
+    @src_device.setter
+    def src_device(self, arg: object, /) -> None: ...
+
+    @property
+    def dst_device(self) -> int:
+        """
+        The device address of this side; assigning one copies from (to) device memory there.
+        """
+
+    @dst_device.setter
+    def dst_device(self, arg: object, /) -> None: ...
 
     @property
     def src_memory_type(self) -> int: ...

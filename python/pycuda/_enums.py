@@ -548,6 +548,36 @@ class array3d_flags:
 
 setattr(array3d_flags, "2DARRAY", 0x01)
 
+# As the original's Boost.Python enums: `names` maps each name (aliases too) to its
+# member, `values` each int to its member.
+for _enum in (
+    ctx_flags,
+    event_flags,
+    stream_flags,
+    array_format,
+    address_mode,
+    filter_mode,
+    device_attribute,
+    pointer_attribute,
+    profiler_output_mode,
+    func_cache,
+    shared_config,
+    function_attribute,
+    memory_type,
+    compute_mode,
+    jit_option,
+    jit_target,
+    jit_fallback,
+    jit_input_type,
+    limit,
+    mem_attach_flags,
+    graphics_register_flags,
+    array_cubemap_face,
+    ipc_mem_flags,
+):
+    _enum.names = dict(_enum.__members__)
+    _enum.values = {member.value: member for member in _enum}
+
 TRSA_OVERRIDE_FORMAT = 1
 TRSF_READ_AS_INTEGER = 1
 TRSF_NORMALIZED_COORDINATES = 2

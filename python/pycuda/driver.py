@@ -14,7 +14,7 @@ import os
 from pycuda._arg_handlers import ArgumentHandler, In, InOut, Out  # noqa: F401
 from pycuda._device_memory import *  # noqa: F401
 from pycuda._driver import *  # noqa: F401 - the extension's names are this module's API
-from pycuda._driver import Error
+from pycuda._driver import Error, ManagedAllocation
 from pycuda._enums import *  # noqa: F401
 from pycuda._host_memory import *  # noqa: F401
 from pycuda._textures import *  # noqa: F401
@@ -50,6 +50,10 @@ class CompileError(Error):
             text += f"\n[stderr:\n{self.stderr}]"
         return text
 
+
+# The original's name for ManagedAllocation, which it fell back from on builds without managed
+# memory; clients test `isinstance(ary.base, ManagedAllocationOrStub)`.
+ManagedAllocationOrStub = ManagedAllocation
 
 CUDA_DEBUGGING = False
 

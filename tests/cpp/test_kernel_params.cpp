@@ -74,6 +74,21 @@ TEST(KernelParams, BlobsAreOneParameterWithVectorAlignment) {
     EXPECT_EQ(l.total_size, 48u);
 }
 
+TEST(KernelParams, VIsAStructByValue) {
+    // NumPy's dtype.char of structs: "12V" is "12s"; a bare 'V' waits for the kernel's size.
+    ParamLayout sized = parse_param_format("c12Vi16V");
+    ParamLayout blobs = parse_param_format("c12si16s");
+    EXPECT_EQ(offsets(sized), offsets(blobs));
+    EXPECT_EQ(sized.slots[1].code, 's');
+    EXPECT_EQ(sized.total_size, blobs.total_size);
+    EXPECT_NO_THROW(require_sized(sized, "c12Vi16V"));
+    ParamLayout bare = parse_param_format("PVi");
+    ASSERT_EQ(bare.slots.size(), 3u);
+    EXPECT_EQ(bare.slots[1].code, 'V');
+    EXPECT_EQ(bare.slots[1].size, 0u);
+    EXPECT_THROW(require_sized(bare, "PVi"), std::invalid_argument);
+}
+
 TEST(KernelParams, BlobAlignment) {
     EXPECT_EQ(blob_alignment(1), 1u);
     EXPECT_EQ(blob_alignment(3), 1u);

