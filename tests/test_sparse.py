@@ -42,14 +42,32 @@ def random_sparse(n, m, density, rng, dtype=np.float64):
     return np.where(mask, rng.uniform(-1, 1, (n, m)), 0).astype(dtype)
 
 
-def banded_with_far_entries(n, rng, dtype=np.float64):
-    """A banded matrix plus a few entries far from the diagonal (coupling distant rows)."""
-    a = np.zeros((n, n), dtype)
+def banded_coo(n, rng, dtype=np.float64):
+    """A banded matrix plus a few entries far from the diagonal (coupling distant rows), as
+    COO triples (so large ones need no dense array)."""
+    rows, cols = [], []
     for k in (-3, -1, 0, 1, 2, 5):
         idx = np.arange(max(0, -k), min(n, n - k))
-        a[idx, idx + k] = rng.uniform(-1, 1, idx.size)
+        rows.append(idx)
+        cols.append(idx + k)
     far = rng.integers(0, n, (2, n // 10))
-    a[far[0], far[1]] = rng.uniform(-1, 1, far.shape[1])
+    row, col = np.concatenate([*rows, far[0]]), np.concatenate([*cols, far[1]])
+    data = rng.uniform(-1, 1, row.size).astype(dtype)
+    return types.SimpleNamespace(shape=(n, n), row=row, col=col, data=data)
+
+
+def coo_matvec(coo, x):
+    """``A x`` in float64 for COO triples (repeated coordinates add up)."""
+    y = np.zeros(coo.shape[0])
+    np.add.at(y, coo.row, coo.data.astype(np.float64) * x[coo.col])
+    return y
+
+
+def banded_with_far_entries(n, rng, dtype=np.float64):
+    """banded_coo() as a dense array."""
+    coo = banded_coo(n, rng, dtype)
+    a = np.zeros(coo.shape, dtype)
+    np.add.at(a, (coo.row, coo.col), coo.data)
     return a
 
 
@@ -190,9 +208,11 @@ def test_dense_input_to_csr_and_coo():
 
 def test_coo_like_input_keeps_duplicates_and_sorts_rows():
     coo = types.SimpleNamespace(
-        shape=(3, 3), row=np.array([2, 0, 2, 0]), col=np.array([1, 0, 1, 2]),
+        shape=(3, 3),
+        row=np.array([2, 0, 2, 0]),
+        col=np.array([1, 0, 1, 2]),
         data=np.array([1.0, 2.0, 3.0, 4.0]),
-    )  # fmt: skip
+    )
     csr = _csr.to_csr(coo, np.float64)
     np.testing.assert_array_equal(csr.indptr, [0, 2, 2, 4])
     np.testing.assert_array_equal(csr.indices, [0, 2, 1, 1])
@@ -338,8 +358,8 @@ def test_packet_layout_of_random_partition_and_empty_rows():
     layout = pkt_build.build_packet_layout(csr, parts, 5, 16, np.float32)
     x = rng.standard_normal(n).astype(np.float32)
     y_perm = emulate(layout, x[layout.new2old_fetch_indices], 16)
-    np.testing.assert_allclose(y_perm[layout.old2new_fetch_indices], a @ x, rtol=1e-5,
-                               atol=1e-5)  # fmt: skip
+    y = y_perm[layout.old2new_fetch_indices]
+    np.testing.assert_allclose(y, a @ x, rtol=1e-5, atol=1e-5)
 
 
 def test_permutation_round_trip():
@@ -416,9 +436,15 @@ def test_original_build_steps_match_the_layout(monkeypatch):
 
     monkeypatch.setattr(gpuarray, "to_gpu", lambda ary: ary)
     pkt_build.build_pkt_data_structure(
-        spmv, packet_nr_to_dofs, thread_costs.max(), old2new, csr, thread_count, assignments,
+        spmv,
+        packet_nr_to_dofs,
+        thread_costs.max(),
+        old2new,
+        csr,
+        thread_count,
+        assignments,
         costs,
-    )  # fmt: skip
+    )
     np.testing.assert_array_equal(spmv.thread_starts, layout.thread_starts)
     np.testing.assert_array_equal(spmv.thread_ends, layout.thread_ends)
     np.testing.assert_array_equal(spmv.index_array, layout.index_array)
@@ -428,6 +454,62 @@ def test_original_build_steps_match_the_layout(monkeypatch):
         pkt_build.build_pkt_data_structure(
             spmv, packet_nr_to_dofs, 0, old2new, csr, thread_count, assignments, costs + 1
         )
+
+
+class FakeDevice:
+    """An H100's limits, for building on the CPU."""
+
+    def get_attribute(self, attr):
+        a = drv.device_attribute
+        limits = {
+            a.MAX_THREADS_PER_BLOCK: 1024,
+            a.WARP_SIZE: 32,
+            a.MAX_THREADS_PER_MULTIPROCESSOR: 2048,
+            a.MAX_SHARED_MEMORY_PER_BLOCK: 48 * 1024,
+            a.MULTIPROCESSOR_COUNT: 132,
+        }
+        return limits.get(attr, 32)
+
+
+@pytest.fixture
+def host_build(monkeypatch):
+    """The constructors run on a fake device, their GPUArrays left as host arrays."""
+    no_pymetis(monkeypatch)
+    monkeypatch.setattr(drv.Context, "get_device", staticmethod(lambda: FakeDevice()))
+    monkeypatch.setattr(gpuarray, "to_gpu", lambda ary: ary)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_constructors_on_a_fake_device(host_build, dtype):
+    rng = np.random.default_rng(20)
+    n = 5000
+    a = banded_coo(n, rng, dtype)
+    spmv = packeted.PacketedSpMV(a, False, dtype)
+    assert spmv.shape == (n, n) and spmv.dtype == dtype and spmv.threads_per_packet == 1024
+    assert spmv.rows_per_packet == 48 * 1024 // (2 * np.dtype(dtype).itemsize)
+    assert spmv.block_count == 4  # one per 1024 rows
+    coo = spmv.remaining_coo_gpu
+    assert coo.shape == (n, n) and coo.nnz == coo.data_gpu.size > 0
+    assert coo.row_gpu.dtype == coo.col_gpu.dtype == np.int32
+    assert 1 <= coo.num_blocks <= 132 * 16
+    layout = types.SimpleNamespace(
+        thread_starts=spmv.thread_starts,
+        thread_ends=spmv.thread_ends,
+        index_array=spmv.index_array,
+        data_array=spmv.data_array,
+        packet_base_rows=spmv.packet_base_rows,
+        remaining_coo=types.SimpleNamespace(
+            row=coo.row_gpu, col=coo.col_gpu, data=coo.data_gpu.astype(np.float64)
+        ),
+    )
+    x = rng.standard_normal(n)
+    y_perm = emulate(layout, x[spmv.new2old_fetch_indices], 1024)
+    expected = coo_matvec(a, x)
+    np.testing.assert_allclose(y_perm[spmv.old2new_fetch_indices], expected, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="square"):
+        packeted.PacketedSpMV(np.ones((3, 4)), False, dtype)
+    with pytest.raises(TypeError, match="float32 and float64"):
+        coordinate.CoordinateSpMV(np.ones((3, 4)), np.int32)
 
 
 def test_geometry_fits_static_shared_memory():
@@ -541,14 +623,14 @@ def test_packeted_spmv_single_packet(ctx, dtype):
 def test_packeted_spmv_many_packets_adds_to_y(ctx, dtype):
     rng = np.random.default_rng(11)
     n = 20000
-    a = banded_with_far_entries(n, rng, dtype)
+    a = banded_coo(n, rng, dtype)
     spmv = packeted.PacketedSpMV(a, False, dtype)
     assert spmv.block_count > 1 and spmv.remaining_coo_gpu.nnz > 0
     x, y0 = (rng.standard_normal(n).astype(dtype) for _ in range(2))
     y_perm = spmv.permute(gpuarray.to_gpu(y0))
     result = spmv(spmv.permute(gpuarray.to_gpu(x)), y_perm)
     assert result is y_perm
-    expected = y0 + a.astype(np.float64) @ x
+    expected = y0 + coo_matvec(a, x)
     np.testing.assert_allclose(spmv.unpermute(result).get(), expected, rtol=1e-4, atol=1e-4)
     with pytest.raises(TypeError, match="dtype"):
         spmv(gpuarray.to_gpu(x.astype(np.float16)))
@@ -557,7 +639,7 @@ def test_packeted_spmv_many_packets_adds_to_y(ctx, dtype):
 @pytest.mark.gpu
 def test_packeted_spmv_permutation_round_trip(ctx):
     rng = np.random.default_rng(12)
-    spmv = packeted.PacketedSpMV(banded_with_far_entries(5000, rng), False, np.float64)
+    spmv = packeted.PacketedSpMV(banded_coo(5000, rng), False, np.float64)
     v = rng.standard_normal(5000)
     v_gpu = gpuarray.to_gpu(v)
     np.testing.assert_array_equal(spmv.unpermute(spmv.permute(v_gpu)).get(), v)
@@ -590,8 +672,8 @@ def test_coordinate_spmv(ctx, dtype):
     y0 = rng.standard_normal(700).astype(dtype)
     y_gpu = gpuarray.to_gpu(y0)
     assert spmv(gpuarray.to_gpu(x), y_gpu) is y_gpu
-    np.testing.assert_allclose(y_gpu.get(), y0 + a.astype(np.float64) @ x, rtol=1e-4,
-                               atol=1e-4)  # fmt: skip
+    expected = y0 + a.astype(np.float64) @ x
+    np.testing.assert_allclose(y_gpu.get(), expected, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.gpu
@@ -599,9 +681,11 @@ def test_coordinate_spmv_unsorted_duplicates_and_empty(ctx):
     rng = np.random.default_rng(15)
     nnz = 5000
     coo = types.SimpleNamespace(
-        shape=(50, 60), row=rng.integers(0, 50, nnz), col=rng.integers(0, 60, nnz),
+        shape=(50, 60),
+        row=rng.integers(0, 50, nnz),
+        col=rng.integers(0, 60, nnz),
         data=rng.standard_normal(nnz),
-    )  # fmt: skip
+    )
     dense = np.zeros((50, 60))
     np.add.at(dense, (coo.row, coo.col), coo.data)
     x = rng.standard_normal(60)
@@ -644,7 +728,7 @@ def _cg_case(ctx, dtype, use_precon, allocator=None):
     assert 0 < res_count <= it_count
     expected = np.linalg.solve(a, b)
     error = np.linalg.norm(x.get() - expected) / np.linalg.norm(expected)
-    assert error < (1e-4 if dtype == np.float32 else 1e-8), error
+    assert error < (1e-3 if dtype == np.float32 else 1e-8), error
     return it_count
 
 
@@ -674,8 +758,8 @@ def test_cg_raises_convergence_error(ctx):
     a = spd_system(500, 0.05, rng)
     spmv = packeted.PacketedSpMV(a, True, np.float64)
     with pytest.raises(cg.ConvergenceError):
-        cg.solve_pkt_with_cg(spmv, gpuarray.to_gpu(rng.standard_normal(500)), tol=0,
-                             max_iterations=70)  # fmt: skip
+        b = gpuarray.to_gpu(rng.standard_normal(500))
+        cg.solve_pkt_with_cg(spmv, b, tol=0, max_iterations=70)
 
 
 # }}}

@@ -99,11 +99,11 @@ class CGStateContainer:
         if out is None:
             out = gpuarray.empty(x.shape, dtype=x.dtype, allocator=x.allocator)
         if not x.dtype == y.dtype == out.dtype:
-            raise TypeError(f"lc2: x, y and out differ in dtype ({x.dtype}, {y.dtype}, "
-                            f"{out.dtype})")  # fmt: skip
+            raise TypeError(f"lc2: x, y and out differ in dtype: {x.dtype}, {y.dtype}, {out.dtype}")
         if not x.shape == y.shape == out.shape:
-            raise ValueError(f"lc2: x, y and out differ in shape ({x.shape}, {y.shape}, "
-                             f"{out.shape})")  # fmt: skip
+            raise ValueError(
+                f"lc2: x, y and out differ in shape: {x.shape}, {y.shape}, {out.shape}"
+            )
         a = _scalar_operand(a, "a", x.dtype)
         b = _scalar_operand(b, "b", x.dtype)
         kernel = self.make_lc2_kernel(
@@ -159,6 +159,10 @@ class CGStateContainer:
         if compute_real_residual:
             self.real_delta_queue.append(delta)
 
+    def _end(self, debug_callback: Callable[..., Any] | None, iteration: int) -> None:
+        if debug_callback is not None:
+            debug_callback("end", iteration, self.x, self.residual, self.d, self.delta)
+
     def run(
         self,
         max_iterations: int | None = None,
@@ -193,8 +197,7 @@ class CGStateContainer:
             if delta_0 is None:
                 continue
             if delta_0 == 0:  # the start was exact: no relative decrease to wait for
-                if debug_callback is not None:
-                    debug_callback("end", iteration, self.x, self.residual, self.d, self.delta)
+                self._end(debug_callback, iteration)
                 return self.x
             pending = []
             for entry in queue:
@@ -202,9 +205,7 @@ class CGStateContainer:
                 if value is None:
                     pending.append(entry)
                 elif abs(value) < tol * tol * abs(delta_0):
-                    if debug_callback is not None:
-                        debug_callback("end", iteration, self.x, self.residual, self.d,
-                                       self.delta)  # fmt: skip
+                    self._end(debug_callback, iteration)
                     return self.x
             queue[:] = pending
         raise ConvergenceError("cg failed to converge")
