@@ -1,6 +1,8 @@
 // bindings/arg_packer.cpp: classifying and packing kernel arguments.
 #include "bindings/arg_packer.hpp"
 
+#include "bindings/array_base.hpp"
+
 #include "bindings/pointer.hpp"
 
 #include <nanobind/stl/string.h>
@@ -58,7 +60,8 @@ enum class ArgKind : unsigned char {
     DeviceObject,   // DeviceAllocation and friends: their pointer
     Handler,        // In/Out/InOut: a device copy's pointer
     NdArray,        // by value, unless it is a view of managed memory
-    GpuData,        // has .gpudata (GPUArray)
+    Array,          // an ArrayBase (GPUArray): its address field
+    GpuData,        // has .gpudata (GPUArray-like)
     ArrayInterface, // has __cuda_array_interface__ (CuPy, torch, Numba)
     PyNumber,       // Python int/float: rejected (no C size)
     Unsupported,
@@ -129,6 +132,8 @@ TypeEntry classify(PyObject* obj) {
         entry.kind = ArgKind::Handler;
     else if (is_subtype(t, np.ndarray))
         entry.kind = ArgKind::NdArray;
+    else if (std::uintptr_t address = 0; array_address(obj, address))
+        entry.kind = ArgKind::Array;
     else if (PyObject_HasAttrString(obj, "gpudata"))
         entry.kind = ArgKind::GpuData;
     else if (PyObject_HasAttrString(obj, "__cuda_array_interface__"))
@@ -290,6 +295,11 @@ void pack_slow(ArgBuffer& buf, std::size_t i, PyObject* arg, const TypeEntry& e)
         put_buffer(buf, i, arg, dtype_alignment(dtype, nbytes));
         return;
     }
+    case ArgKind::Array: {
+        std::uintptr_t address = 0;
+        array_address(arg, address);
+        return put_pointer(buf, i, address);
+    }
     case ArgKind::GpuData:
         return put_pointer(buf, i, device_pointer(nb::borrow(arg).attr("gpudata"), "gpudata"));
     case ArgKind::ArrayInterface:
@@ -354,6 +364,11 @@ CUdeviceptr pointer_value(ArgBuffer& buf, std::size_t i, PyObject* arg) {
     }
     if (e.kind == ArgKind::NdArray && managed_array_pointer(arg, ptr))
         return ptr;
+    if (e.kind == ArgKind::Array) {
+        std::uintptr_t address = 0;
+        array_address(arg, address);
+        return address;
+    }
     if (e.kind == ArgKind::GpuData)
         return device_pointer(nb::borrow(arg).attr("gpudata"), "gpudata");
     if (e.kind == ArgKind::ArrayInterface)

@@ -8,6 +8,7 @@
 // subclass's own attributes).
 #include "bindings/array_base.hpp"
 
+#include "bindings/pointer.hpp"
 #include "bindings/raw_call.hpp"
 
 #include <structmember.h>
@@ -347,6 +348,26 @@ int array_c_contiguous(ArrayObject* a) {
     if (c >= 0)
         a->contiguous = static_cast<signed char>(c + 1);
     return c;
+}
+
+bool array_address(PyObject* obj, std::uintptr_t& address) {
+    if (!array_type || !PyObject_TypeCheck(obj, array_type))
+        return false;
+    ArrayObject* a = as_array(obj);
+    CUdeviceptr checked = 0;
+    if (a->gpudata && try_device_pointer(a->gpudata, checked)) {
+        address = checked; // an allocation of ours: the pointer it has now (an error if freed)
+        return true;
+    }
+    if (a->ptr_known && a->gpudata) {
+        address = a->ptr;
+        return true;
+    }
+    nb::object ptr = nb::steal(get_ptr(obj, nullptr));
+    if (!ptr.is_valid())
+        throw nb::python_error();
+    address = static_cast<std::uintptr_t>(nb::cast<unsigned long long>(ptr));
+    return true;
 }
 
 nb::object make_array(PyTypeObject* type, PyObject* shape, PyObject* dtype, PyObject* strides,

@@ -43,6 +43,10 @@ PyTypeObject* array_base_type();
 /// -1 with a Python error set where shape, strides or dtype are not what an array has.
 int array_c_contiguous(ArrayObject* array);
 
+/// Whether `obj` is an ArrayBase (a GPUArray); its device address (int(gpudata)) then goes
+/// to `address`. Throws where gpudata has no address.
+bool array_address(PyObject* obj, std::uintptr_t& address);
+
 /// A new instance of `type` (ArrayBase or a subclass) with these fields: a C-contiguous array
 /// over `gpudata` at address `ptr`, as GPUArray._fresh makes it. References are taken.
 nb::object make_array(PyTypeObject* type, PyObject* shape, PyObject* dtype, PyObject* strides,
