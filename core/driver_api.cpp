@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cstdlib>
 #include <memory>
@@ -37,6 +38,25 @@ LoadedLibrary open_first(const std::vector<std::string>& candidates) {
         lib.failures += "\n  " + (why ? std::string(why) : candidate + ": not found");
     }
     return lib;
+}
+
+/// The file a handle came from (the loader's search may have picked it), else the name opened.
+std::string loaded_file(const LoadedLibrary& lib) {
+    struct link_map* map = nullptr;
+    if (dlinfo(lib.handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name)
+        return map->l_name;
+    return lib.path;
+}
+
+/// Up to ten names, then how many more: a driver missing everything is one line, not a page.
+std::string name_list(const std::vector<const char*>& names) {
+    constexpr std::size_t k_shown = 10;
+    std::string text;
+    for (std::size_t i = 0; i < names.size() && i < k_shown; ++i)
+        text += (i ? " " : "") + std::string(names[i]);
+    if (names.size() > k_shown)
+        text += " (and " + std::to_string(names.size() - k_shown) + " more)";
+    return text;
 }
 
 std::string env_or_empty(const char* name) {
@@ -90,26 +110,32 @@ DriverLoad load_driver() {
     auto v2 = reinterpret_cast<GetProcAddressV2>(dlsym(lib.handle, "cuGetProcAddress_v2"));
     auto v1 = reinterpret_cast<GetProcAddressV1>(dlsym(lib.handle, "cuGetProcAddress"));
     if (!v2 && !v1) {
-        result.error = "the CUDA driver at " + lib.path +
+        result.error = "the CUDA driver at " + loaded_file(lib) +
                        " is too old: it lacks cuGetProcAddress (CUDA 11.3 or newer is needed)";
         return result;
     }
+    // The toolkit's stub libcuda (lib64/stubs, for linking only) exports every symbol, but
+    // cuGetProcAddress answers CUDA_ERROR_STUB_LIBRARY for all of them.
+    bool stub = false;
     auto resolve = [&](const char* symbol, int version, void** out) {
         *out = nullptr;
+        CUresult status;
         if (v2) {
-            CUdriverProcAddressQueryResult status{};
-            if (v2(symbol, out, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS)
-                *out = nullptr;
-        } else if (v1(symbol, out, version, CU_GET_PROC_ADDRESS_DEFAULT) != CUDA_SUCCESS) {
-            *out = nullptr;
+            CUdriverProcAddressQueryResult found{};
+            status = v2(symbol, out, version, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+        } else {
+            status = v1(symbol, out, version, CU_GET_PROC_ADDRESS_DEFAULT);
         }
+        stub = stub || status == CUDA_ERROR_STUB_LIBRARY;
+        if (status != CUDA_SUCCESS)
+            *out = nullptr;
     };
     auto api = std::make_unique<DriverApi>();
-    std::string missing;
+    std::vector<const char*> missing;
 #define PYCUDA_RESOLVE_ENTRY(name, version, required)                                              \
     resolve(#name, version, reinterpret_cast<void**>(&api->name));                                 \
     if (required && !api->name)                                                                    \
-        missing += " " #name;
+        missing.push_back(#name);
     PYCUDA_DRIVER_ENTRIES(PYCUDA_RESOLVE_ENTRY)
 #undef PYCUDA_RESOLVE_ENTRY
 #define PYCUDA_RESOLVE_ALIASED(member, symbol, version, required)                                  \
@@ -117,12 +143,21 @@ DriverLoad load_driver() {
     PYCUDA_DRIVER_ALIASED_ENTRIES(PYCUDA_RESOLVE_ALIASED)
 #undef PYCUDA_RESOLVE_ALIASED
     if (!api->cuCtxCreate && !api->cuCtxCreateWithParams)
-        missing += " cuCtxCreate";
-    if (!missing.empty()) {
-        result.error = "the CUDA driver at " + lib.path + " lacks entry points:" + missing;
+        missing.push_back("cuCtxCreate");
+    if (stub) {
+        result.error = "the library loaded as libcuda, " + loaded_file(lib) +
+                       ", is the CUDA toolkit's stub library (CUDA_ERROR_STUB_LIBRARY), not a "
+                       "driver; install the NVIDIA driver (it provides libcuda.so.1), and keep "
+                       "the toolkit's lib64/stubs directory out of LD_LIBRARY_PATH and "
+                       "PYCUDA_LIBCUDA";
         return result;
     }
-    api->library_path = lib.path;
+    if (!missing.empty()) {
+        result.error =
+            "the CUDA driver at " + loaded_file(lib) + " lacks entry points: " + name_list(missing);
+        return result;
+    }
+    api->library_path = loaded_file(lib);
     // The library stays open for the life of the process: its functions may be called from
     // destructors that run at exit.
     result.api = std::move(api);
@@ -149,18 +184,19 @@ NvrtcLoad load_nvrtc() {
         return result;
     }
     auto api = std::make_unique<NvrtcApi>();
-    std::string missing;
+    std::vector<const char*> missing;
 #define PYCUDA_RESOLVE_NVRTC(name, required)                                                       \
     api->name = reinterpret_cast<decltype(api->name)>(dlsym(lib.handle, #name));                   \
     if (required && !api->name)                                                                    \
-        missing += " " #name;
+        missing.push_back(#name);
     PYCUDA_NVRTC_ENTRIES(PYCUDA_RESOLVE_NVRTC)
 #undef PYCUDA_RESOLVE_NVRTC
     if (!missing.empty()) {
-        result.error = "NVRTC at " + lib.path + " lacks entry points:" + missing;
+        result.error =
+            "NVRTC at " + loaded_file(lib) + " lacks entry points: " + name_list(missing);
         return result;
     }
-    api->library_path = lib.path;
+    api->library_path = loaded_file(lib);
     result.api = std::move(api);
     return result;
 }

@@ -1,8 +1,17 @@
 // core/nvrtc.cpp: NVRTC programs through the run-time loaded entry points of driver_api.
 #include "core/nvrtc.hpp"
 
+#include <stdexcept>
+
 namespace pycuda {
 namespace {
+
+/// NVRTC takes C strings: a NUL inside one would silently cut it short (an option "-DX=1\0-o/x"
+/// would compile as "-DX=1"), so it is refused.
+void refuse_nul(const std::string& text, const char* what) {
+    if (text.find('\0') != std::string::npos)
+        throw std::invalid_argument(std::string("NVRTC ") + what + " contains a NUL byte");
+}
 
 std::string describe(nvrtcResult code, const char* routine) {
     const char* text = nullptr;
@@ -26,8 +35,12 @@ NvrtcError::NvrtcError(nvrtcResult code, const char* routine)
 
 NvrtcProgram::NvrtcProgram(const std::string& source, const std::string& name,
                            const std::vector<NvrtcHeader>& headers) {
+    refuse_nul(source, "source");
+    refuse_nul(name, "program name");
     std::vector<const char*> contents, names;
     for (const auto& h : headers) {
+        refuse_nul(h.contents, "header");
+        refuse_nul(h.name, "header name");
         contents.push_back(h.contents.c_str());
         names.push_back(h.name.c_str());
     }
@@ -43,8 +56,10 @@ NvrtcProgram::~NvrtcProgram() {
 
 bool NvrtcProgram::compile(const std::vector<std::string>& options) {
     std::vector<const char*> argv;
-    for (const auto& o : options)
+    for (const auto& o : options) {
+        refuse_nul(o, "option");
         argv.push_back(o.c_str());
+    }
     nvrtcResult rc = nvrtc().nvrtcCompileProgram(program_, int(argv.size()), argv.data());
     // These two mean "the source or the options are wrong": the log says why.
     if (rc == NVRTC_ERROR_COMPILATION || rc == NVRTC_ERROR_INVALID_OPTION)

@@ -36,7 +36,8 @@ struct NvrtcResult {
     std::string cubin;
 };
 
-/// RAII owner of one nvrtcProgram.
+/// RAII owner of one nvrtcProgram. A NUL byte in the source, a name, a header or an option is
+/// std::invalid_argument (NVRTC would cut the string there).
 class NvrtcProgram {
 public:
     NvrtcProgram(const std::string& source, const std::string& name,
@@ -57,7 +58,8 @@ private:
 };
 
 /// Compiles `source` (called `name` in messages) with NVRTC `options` and in-memory headers.
-/// Thread-safe: each call owns its program. Throws NvrtcError only for API failures.
+/// Thread-safe: each call owns its program. Throws NvrtcError only for API failures, and
+/// std::invalid_argument for a NUL byte in any of the strings.
 NvrtcResult nvrtc_compile(const std::string& source, const std::string& name,
                           const std::vector<std::string>& options,
                           const std::vector<NvrtcHeader>& headers = {});

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
-from pycuda import _driver
+from pycuda import _driver, _nvcc
 from pycuda import compiler as C
 
 needs_nvrtc = pytest.mark.skipif(not _driver.nvrtc_available(), reason="NVRTC is not installed")
@@ -292,6 +292,143 @@ def test_no_arch_and_no_context_is_a_clear_error(cache_dir):
         C.compile(SMALL, cache_dir=cache_dir)
 
 
+# --- what nvcc's host headers give every kernel ----------------------------------------------
+
+HOST_TYPE_SOURCES = {
+    "glibc names": "__global__ void f(uint *a, ushort *b, ulong *c, u_char *d, u_short *e,"
+    " u_int *g, u_long *h, u_int8_t *i, u_int16_t *j, u_int32_t *k, u_int64_t *l, quad_t *m,"
+    " u_quad_t *n) { a[0] = b[0] + c[0] + d[0] + e[0] + g[0] + h[0] + i[0] + j[0] + k[0] + l[0]"
+    " + m[0] + n[0]; }",
+    "own typedefs": "typedef unsigned int uint;\ntypedef unsigned long int ulong;\n"
+    "__global__ void f(uint *a, ulong *b) { a[0] = b[0]; }",
+    "own define": "#define uint unsigned long long\n"
+    '__global__ void f(uint *a) { static_assert(sizeof(uint) == 8, ""); a[0] = 1; }',
+    "with stdint": "#include <stdint.h>\n__global__ void f(uint *a, uint32_t *b, int64_t *c) {"
+    " a[0] = b[0] + c[0]; }",
+    "same widths as glibc": "__global__ void f(int *a) {"
+    " static_assert(sizeof(ulong) == 8 && sizeof(ushort) == 2 && sizeof(uint) == 4"
+    ' && sizeof(u_int64_t) == 8 && (ulong)-1 > 0, ""); a[0] = 1; }',
+}
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("name", sorted(HOST_TYPE_SOURCES))
+def test_host_type_names_compile_under_nvrtc(name, cache_dir, monkeypatch):
+    monkeypatch.setattr(C, "_nvcc_cached", _no_nvcc)
+    cubin = C.compile(HOST_TYPE_SOURCES[name], arch="sm_90", cache_dir=cache_dir)
+    assert cubin[:4] == b"\x7fELF"
+
+
+@needs_nvrtc
+def test_host_type_macro_option_wins(cache_dir, monkeypatch):
+    monkeypatch.setattr(C, "_nvcc_cached", _no_nvcc)
+    src = '__global__ void f(uint *a) { static_assert(sizeof(uint) == 2, ""); a[0] = 1; }'
+    cubin = C.compile(src, options=["-Duint=unsigned short"], arch="sm_90", cache_dir=cache_dir)
+    assert cubin[:4] == b"\x7fELF"
+
+
+@needs_nvrtc
+def test_prelude_leaves_line_numbers_as_they_are(cache_dir, monkeypatch):
+    from pycuda.driver import CompileError
+
+    monkeypatch.setattr(C, "_find_nvcc", lambda nvcc: None)  # NVRTC's own error, alone
+    src = "__global__ void f(uint *a)\n{\n  a[0] = not_declared;\n}\n"
+    with pytest.raises(CompileError) as info:
+        C.compile(src, arch="sm_90", no_extern_c=True, cache_dir=cache_dir)
+    assert "kernel.cu(3)" in info.value.stderr
+    assert "pycuda-host-types.h" in " ".join(info.value.command_line)
+
+
+@needs_nvrtc
+def test_the_prelude_is_part_of_the_key(cache_dir, monkeypatch):
+    key_before = C._nvrtc_identity()
+    C._nvrtc_identity.cache_clear()
+    monkeypatch.setattr(C, "_NVRTC_SHIM_DIR", cache_dir)
+    os.makedirs(cache_dir)
+    with open(os.path.join(cache_dir, "pycuda-host-types.h"), "w") as f:
+        f.write("typedef unsigned int uint;\n")
+    try:
+        assert C._nvrtc_identity() != key_before
+    finally:
+        C._nvrtc_identity.cache_clear()
+
+
+# --- the source and the arguments -------------------------------------------------------------
+
+
+class _CgenLikeModule:
+    """What cgen's Module is to compile(): an object whose str() is the source."""
+
+    def __str__(self) -> str:
+        return SMALL
+
+
+@needs_nvrtc
+def test_source_is_taken_through_str(cache_dir):
+    assert C.compile(_CgenLikeModule(), arch="sm_90", cache_dir=cache_dir) == C.compile(
+        SMALL, arch="sm_90", cache_dir=cache_dir
+    )
+    assert C.compile(SMALL.encode(), arch="sm_90", cache_dir=cache_dir)[:4] == b"\x7fELF"
+
+
+@needs_nvrtc
+def test_source_module_takes_a_non_str_source(cache_dir, monkeypatch):
+    import pycuda.driver as drv
+
+    loaded = []
+    monkeypatch.setattr(drv, "module_from_buffer", lambda cubin: loaded.append(cubin) or "m")
+    mod = C.SourceModule(_CgenLikeModule(), arch="sm_90", cache_dir=cache_dir)
+    assert mod.module == "m" and loaded[0][:4] == b"\x7fELF"
+
+
+# --- nvcc when NVRTC fails ----------------------------------------------------------------------
+
+NVCC_ONLY = "__global__ void f(int64_t *a) { a[0] = 1; }"  # int64_t: glibc's, through nvcc
+
+
+@needs_nvcc
+@needs_nvrtc
+def test_what_only_nvcc_compiles_goes_to_nvcc_then_hits_the_cache(cache_dir, monkeypatch):
+    nvrtc_runs, nvcc_runs = [], []
+    real_nvrtc, real_nvcc = C._compile_nvrtc, _nvcc.run_nvcc
+    monkeypatch.setattr(C, "_compile_nvrtc", lambda *a: nvrtc_runs.append(1) or real_nvrtc(*a))
+    monkeypatch.setattr(_nvcc, "run_nvcc", lambda *a: nvcc_runs.append(1) or real_nvcc(*a))
+    cubin = C.compile(NVCC_ONLY, arch="sm_90", cache_dir=cache_dir)
+    assert cubin[:4] == b"\x7fELF" and nvrtc_runs == [1] and nvcc_runs == [1]
+    # A new process: memo and memory gone; the disk entry under the NVRTC key answers.
+    C._memo.clear()
+    C.disk_cache.cache_clear()
+    monkeypatch.setattr(_nvcc, "get_nvcc_version", _no_nvcc)
+    assert C.compile(NVCC_ONLY, arch="sm_90", cache_dir=cache_dir) == cubin
+    assert nvrtc_runs == [1] and nvcc_runs == [1]
+
+
+@needs_nvcc
+@needs_nvrtc
+def test_both_compilers_failing_shows_both_logs(cache_dir):
+    from pycuda.driver import CompileError
+
+    src = "__global__ void f(int *a) { a[0] = undefined_name; }"
+    with pytest.raises(CompileError) as info:
+        C.compile(src, arch="sm_90", cache_dir=cache_dir)
+    text = str(info.value)
+    nvrtc_part, _, nvcc_part = text.partition("--- nvcc")
+    assert "NVRTC" in text and "--- NVRTC" in nvrtc_part
+    assert "undefined_name" in nvrtc_part and "undefined_name" in nvcc_part
+    assert "kernel.cu(2)" in nvrtc_part and "kernel.cu(2)" in nvcc_part
+    assert "nvcc" in " ".join(info.value.command_line)
+
+
+@needs_nvrtc
+def test_without_nvcc_the_nvrtc_error_stands_alone(cache_dir, monkeypatch):
+    from pycuda.driver import CompileError
+
+    monkeypatch.setattr(C, "_find_nvcc", lambda nvcc: None)
+    with pytest.raises(CompileError, match="NVRTC compilation of kernel.cu failed") as info:
+        C.compile(NVCC_ONLY, arch="sm_90", cache_dir=cache_dir)
+    assert "int64_t" in info.value.stderr and "--- nvcc" not in str(info.value)
+
+
 # --- the cache -------------------------------------------------------------------------------
 
 
@@ -439,8 +576,8 @@ def test_debugging_mode_skips_cache(tmp_path, cache_dir, monkeypatch, capsys):
 @needs_nvcc
 def test_nvcc_fallback_for_an_option_nvrtc_lacks(cache_dir, monkeypatch):
     calls = []
-    real = C._run_nvcc
-    monkeypatch.setattr(C, "_run_nvcc", lambda *a: calls.append(a[1]) or real(*a))
+    real = _nvcc.run_nvcc
+    monkeypatch.setattr(_nvcc, "run_nvcc", lambda *a: calls.append(a[1]) or real(*a))
     cubin = C.compile(SMALL, arch="sm_80", options=["--keep-device-functions"], cache_dir=cache_dir)
     assert cubin[:4] == b"\x7fELF" and len(calls) == 1
     assert "--keep-device-functions" in calls[0]
@@ -454,8 +591,8 @@ def test_nvcc_fallback_for_an_option_nvrtc_lacks(cache_dir, monkeypatch):
 @needs_nvrtc
 def test_nvcc_fallback_for_a_header_nvrtc_cannot_open(cache_dir, monkeypatch):
     calls = []
-    real = C._run_nvcc
-    monkeypatch.setattr(C, "_run_nvcc", lambda *a: calls.append(1) or real(*a))
+    real = _nvcc.run_nvcc
+    monkeypatch.setattr(_nvcc, "run_nvcc", lambda *a: calls.append(1) or real(*a))
     src = "#include <sys/types.h>\n__global__ void f(u_int32_t *a) { a[0] = 1; }"
     cubin = C.compile(src, arch="sm_80", cache_dir=cache_dir)
     assert cubin[:4] == b"\x7fELF" and calls == [1]
@@ -463,7 +600,7 @@ def test_nvcc_fallback_for_a_header_nvrtc_cannot_open(cache_dir, monkeypatch):
     C._memo.clear()
     C.disk_cache.cache_clear()
     monkeypatch.setattr(C, "_compile_nvrtc", _no_nvcc)
-    monkeypatch.setattr(C, "get_nvcc_version", _no_nvcc)
+    monkeypatch.setattr(_nvcc, "get_nvcc_version", _no_nvcc)
     assert C.compile(src, arch="sm_80", cache_dir=cache_dir) == cubin
     assert calls == [1]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import host_device
 import numpy as np
 import pytest
@@ -114,15 +116,23 @@ def test_join_errors_are_numpys(device):
 @pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float64, np.complex64, np.bool_])
 @pytest.mark.parametrize("index_dtype", [np.int32, np.uint32, np.int64])
 def test_gather_kernels_compile_with_nvrtc(monkeypatch, dtype, index_dtype):
-    """The take/put kernels for every element and index dtype compile for sm_90 (no GPU)."""
-    from pycuda import _gather, elementwise
+    """The take/put kernels for every element and index dtype compile for sm_90 (no GPU), and
+    the compiler has nothing to say about them (unsigned indices once drew #186-D)."""
+    from pycuda import _gather, compiler, elementwise
     from pycuda._c_types import dtype_to_ctype
-    from pycuda.compiler import compile as cuda_compile
 
     binaries = []
+    monkeypatch.setattr(compiler, "_memo", {})
+    compiler.disk_cache.cache_clear()  # compiled afresh: a cache hit would hide a warning
 
     def compile_only(source, keep, options):
-        binaries.append(cuda_compile(source, options=options, no_extern_c=True, arch="sm_90"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            binaries.append(
+                compiler.compile(
+                    source, options=options, no_extern_c=True, arch="sm_90", cache_dir=False
+                )
+            )
         raise StopIteration  # compiled: nothing to launch without a GPU
 
     monkeypatch.setattr(elementwise, "_module", compile_only)

@@ -11,11 +11,11 @@ import functools
 import os
 import re
 import time
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from pycuda import _driver
+from pycuda._user_warnings import warn_user
 
 _INCLUDE_RE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
 
@@ -88,10 +88,17 @@ def disk_cache(directory: str) -> Any:
     return _driver.CompileCache(directory)
 
 
+# Problems already reported: a directory that cannot be used says so once, not per kernel.
+_reported: set[str] = set()
+
+
 def store(cache_dir: str, key: str, binary: bytes) -> None:
+    """Put `binary` in the cache; a disk entry that cannot be written (or a directory that is
+    not safe to use, see core/compile_cache.hpp) is a warning at the user's line, once."""
     problem = disk_cache(cache_dir).put(key, binary)
-    if problem:
-        warnings.warn(f"pycuda compile cache: {problem}", UserWarning, stacklevel=4)
+    if problem and problem not in _reported:
+        _reported.add(problem)
+        warn_user(f"pycuda compile cache: {problem}")
 
 
 # File systems stamp modification times from a coarse clock (a few ms on Linux), so a header

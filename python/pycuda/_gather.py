@@ -50,7 +50,10 @@ def _flat(a: Any, what: str) -> None:
 
 
 def _index_expr(name: str, size: str) -> str:
-    return f"({name} < 0 ? {name} + {size} : {name})"
+    # Compared as a signed 64-bit value: with unsigned indices `idx < 0` is a comparison the
+    # compiler warns about (#186-D), and _check_indices keeps every index below 2**63.
+    signed = f"((long long)({name}))"
+    return f"({signed} < 0 ? {signed} + {size} : {signed})"
 
 
 def take(a: Any, indices: Any, out: Any = None, stream: Any = None) -> Any:

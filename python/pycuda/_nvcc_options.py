@@ -1,7 +1,9 @@
-"""pycuda._nvcc_options: nvcc command-line options translated to NVRTC's (for pycuda.compiler).
+"""pycuda._nvcc_options: nvcc command-line options translated to NVRTC's (for pycuda.compiler),
+and those refused because they would decide where nvcc writes or what it runs.
 
 plan = translate_options(["-Xptxas", "-v", "-I", "inc", "-DN=4"])
 plan.options == ["--ptxas-options=-v", "-DN=4"]; plan.include_dirs == ["inc"]
+refuse_output_options(["-o", "/etc/passwd"])  # ValueError
 """
 
 from __future__ import annotations
@@ -183,3 +185,48 @@ def include_dirs_in(options: Sequence[str]) -> list[str]:
         elif opt.startswith("-I") and len(opt) > 2:
             dirs.append(opt[2:])
     return dirs
+
+
+# pycuda runs nvcc in a temporary directory and reads the result back from there, so options
+# that send output elsewhere, run programs or hide options in a file are refused: spelling ->
+# what it would do.
+_REFUSED = {
+    "-o": "choose the output file",
+    "--output-file": "choose the output file",
+    "-odir": "choose the output directory",
+    "--output-directory": "choose the output directory",
+    "-keep-dir": "choose where kept files go (pass keep=True to keep them)",
+    "--keep-dir": "choose where kept files go (pass keep=True to keep them)",
+    "-MF": "write a dependency file",
+    "--dependency-output": "write a dependency file",
+    "-time": "write a timing file",
+    "--time": "write a timing file",
+    "-fdevice-time-trace": "write a trace file",
+    "--fdevice-time-trace": "write a trace file",
+    "-run": "run the output as a program",
+    "--run": "run the output as a program",
+    "-run-args": "pass arguments to a program run with --run",
+    "--run-args": "pass arguments to a program run with --run",
+    "-optf": "read further options from a file, unchecked",
+    "--options-file": "read further options from a file, unchecked",
+    "-clean": "delete the output instead of making it",
+    "--clean-targets": "delete the output instead of making it",
+}
+
+
+def refuse_output_options(options: Sequence[str]) -> None:
+    """ValueError naming the first option that would choose where nvcc writes, run a program
+    or read options from a file. (A value of an option, as in ``-D -o``, is not one.)"""
+    i = 0
+    while i < len(options):
+        opt = options[i]
+        name, eq, _ = opt.partition("=")
+        why = _REFUSED.get(name)
+        if why is not None:
+            raise ValueError(
+                f"nvcc option {opt!r} is not allowed: it would {why}. pycuda compiles in a "
+                "directory of its own and returns the binary; write it where you want it from "
+                "there"
+            )
+        # The next word is this option's value, not an option.
+        i += 2 if name in _VALUED and not eq else 1

@@ -15,9 +15,20 @@ translated to NVRTC's. nvcc is used instead when
   ``$PYCUDA_COMPILER=nvcc``;
 * an option has no NVRTC equivalent (``nvcc_only_reason`` says which), or the target is
   ``"fatbin"``;
-* NVRTC is not installed, cannot open an ``#include`` (a host header it has no shim for), or
-  rejects an option (an older NVRTC); the nvcc result is then cached under the NVRTC key too,
-  so later hits run no process.
+* NVRTC is not installed, or fails on the source (an ``#include`` of a host header it has no
+  shim for, an option an older NVRTC rejects, host code only nvcc accepts): what compiles with
+  nvcc compiles here. The nvcc result is cached under the NVRTC key too, so later hits run
+  neither compiler. When nvcc fails as well, the ``CompileError`` shows both logs.
+
+Under NVRTC each source sees the old C type names that nvcc's host headers declare (``uint``,
+``ushort``, ``ulong``, ``u_char``, ``u_int32_t``, ... exactly as glibc's ``<sys/types.h>``; see
+``pycuda/cuda/nvrtc/pycuda-host-types.h``); a source that declares them itself still compiles.
+
+``source`` may be any object whose ``str()`` is CUDA C (cgen's modules, as in the original) or
+UTF-8 bytes. ``options`` and ``include_dirs`` are lists of strings (a bare string is a
+``TypeError``); a NUL byte anywhere is a ``ValueError``, and so are nvcc options that would
+choose where nvcc writes or make it run a program (``-o``, ``-odir``, ``--run``, ...: pycuda
+compiles in a directory of its own and returns the bytes).
 
 ``arch`` defaults to the current context's device; with no context and no ``arch`` a
 ``pycuda.driver.LogicError`` says so. For a device newer than this NVRTC, PTX for NVRTC's
@@ -27,34 +38,46 @@ keeps the files and skips the cache.
 
 Results are cached by content (see ``cache_key``): in memory, and on disk under
 ``$PYCUDA_CACHE_DIR`` or ``$XDG_CACHE_HOME/pycuda/compiler-cache-v2`` (``~/.cache/...``);
-``$PYCUDA_DISABLE_CACHE`` turns the disk cache off.
+``$PYCUDA_DISABLE_CACHE`` turns the disk cache off. A cache directory is used only when it is
+yours and not writable by group or others (anyone who can write it could plant code that runs on
+your GPU); otherwise a warning says why and compiles go on, cached in memory only. It is created
+with mode 0700.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pycuda import _driver
+from pycuda._compile_args import no_nul, optional_text, source_text, string_list
 from pycuda._compile_cache import cache_key, disk_cache, resolve_cache_dir, stamps_current, store
+from pycuda._nvcc import TARGETS as _TARGETS
+from pycuda._nvcc import (  # noqa: F401 - part of this module's API
+    compile_plain,
+    get_nvcc_version,
+    preprocess_source,
+)
+from pycuda._nvcc import find_nvcc as _find_nvcc
 from pycuda._nvcc_options import (  # noqa: F401 - part of this module's API
     NvccOnly,
     NvrtcPlan,
     include_dirs_in,
     nvcc_only_reason,
+    refuse_output_options,
     translate_options,
 )
+from pycuda._user_warnings import warn_compiler_output, warn_user
 
 _PACKAGE_HEADER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda")
 _NVRTC_SHIM_DIR = os.path.join(_PACKAGE_HEADER_DIR, "nvrtc")
-_TARGETS = ("cubin", "ptx", "fatbin")
+# What nvcc's host headers declare for every kernel and NVRTC does not (uint, ushort, ...),
+# included ahead of each NVRTC source; see the header.
+_NVRTC_PRELUDE = os.path.join(_NVRTC_SHIM_DIR, "pycuda-host-types.h")
 
 
 def _default_nvcc_flags() -> list[str]:
@@ -62,135 +85,6 @@ def _default_nvcc_flags() -> list[str]:
 
 
 DEFAULT_NVCC_FLAGS: list[str] = _default_nvcc_flags()
-
-
-# ---------------------------------------------------------------------------------------------
-# nvcc, run as a process
-
-
-@functools.cache
-def _find_nvcc(nvcc: str) -> str | None:
-    if os.path.sep in nvcc:
-        return nvcc if os.access(nvcc, os.X_OK) else None
-    found = shutil.which(nvcc)
-    if found:
-        return found
-    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if root and os.access(os.path.join(root, "bin", nvcc), os.X_OK):
-            return os.path.join(root, "bin", nvcc)
-    return None
-
-
-@functools.cache
-def get_nvcc_version(nvcc: str) -> str:
-    """The text of ``nvcc --version`` (run once per process and compiler)."""
-    path = _find_nvcc(nvcc)
-    if path is None:
-        raise OSError(f"{nvcc} not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin")
-    result = subprocess.run([path, "--version"], capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise OSError(f"{path} --version failed: {result.stderr.strip()}")
-    return result.stdout
-
-
-def preprocess_source(source: str, options: Sequence[str], nvcc: str) -> str:
-    """Run the source through nvcc's preprocessor and return the text (line markers removed)."""
-    path = _find_nvcc(nvcc) or nvcc
-    with tempfile.TemporaryDirectory(prefix="pycuda-pp-") as tmp:
-        src = os.path.join(tmp, "kernel.cu")
-        with open(src, "w") as f:
-            f.write(source)
-        cmd = [path, "--preprocess", *options, src, "--compiler-options", "-P"]
-        result = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        from pycuda.driver import CompileError
-
-        raise CompileError(
-            "nvcc preprocessing failed", command_line=cmd, stdout=result.stdout,
-            stderr=result.stderr,
-        )  # fmt: skip
-    return result.stdout.replace(src, "kernel.cu")
-
-
-def _warn_compiler_output(text: str) -> None:
-    text = text.strip()
-    if not text:
-        return
-    warnings.warn(
-        "The CUDA compiler succeeded, but said the following:\n" + text, UserWarning, stacklevel=4
-    )
-    if "demoted" in text:
-        warnings.warn(
-            "This means that the kernel used more local memory than expected "
-            "(e.g. a double demoted to float, or spilled registers).",
-            UserWarning,
-            stacklevel=4,
-        )
-
-
-def compile_plain(
-    source: str,
-    options: Sequence[str],
-    keep: bool,
-    nvcc: str,
-    cache_dir: str | None,
-    target: str = "cubin",
-) -> bytes:
-    """Compile with the nvcc process (as the original did): ``nvcc --<target> options``.
-
-    Uses the compile cache when ``cache_dir`` is given (keyed by ``nvcc --version``).
-    """
-    if target not in _TARGETS:
-        raise ValueError(f"target must be one of {_TARGETS}, got {target!r}")
-    key = None
-    if cache_dir:
-        key = cache_key(
-            source,
-            list(options),
-            target,
-            "nvcc:" + get_nvcc_version(nvcc),
-            include_dirs_in(options),
-        )[0]
-        hit = disk_cache(cache_dir).get(key)
-        if hit is not None:
-            return hit
-    binary = _run_nvcc(source, options, keep, nvcc, target)
-    if key is not None:
-        store(cache_dir, key, binary)
-    return binary
-
-
-def _run_nvcc(source: str, options: Sequence[str], keep: bool, nvcc: str, target: str) -> bytes:
-    from pycuda.driver import CompileError
-
-    path = _find_nvcc(nvcc)
-    if path is None:
-        raise CompileError(
-            f"{nvcc} not found (looked on PATH, in $CUDA_HOME/bin and /usr/local/cuda/bin)"
-        )
-    tmp = tempfile.mkdtemp(prefix="pycuda-compiler-")
-    try:
-        with open(os.path.join(tmp, "kernel.cu"), "w") as f:
-            f.write(source)
-        cmd = [path, f"--{target}", *options, "kernel.cu"]
-        if keep:
-            cmd.insert(2, "--keep")
-            print(f"*** compiler output in {tmp}")
-        result = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, check=False)
-        out_file = os.path.join(tmp, "kernel." + target)
-        if result.returncode != 0 or not os.path.exists(out_file):
-            raise CompileError(
-                "nvcc compilation of kernel.cu failed",
-                command_line=cmd,
-                stdout=result.stdout,
-                stderr=result.stderr,
-            )
-        _warn_compiler_output(result.stdout + result.stderr)
-        with open(out_file, "rb") as f:
-            return f.read()
-    finally:
-        if not keep:
-            shutil.rmtree(tmp, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,15 +197,22 @@ def _why_nvcc(nvcc: str, target: str, options: Sequence[str]) -> str | None:
 @functools.cache
 def _nvrtc_identity() -> str:
     """NVRTC's identity for cache keys: its file (the real name carries the full version, e.g.
-    libnvrtc.so.13.0.88), size and modification time; NVRTC's own version when the file cannot
-    be found without loading it."""
+    libnvrtc.so.13.0.88), size and modification time, or NVRTC's own version when the file
+    cannot be found without loading it; and the contents of the headers pycuda gives NVRTC in
+    place of the host's (the prelude among them), which a source does not name."""
     lib = _nvrtc_library_file()
     if lib:
         real = os.path.realpath(lib)
         st = os.stat(real)
-        return f"nvrtc-file:{real}:{st.st_size}:{st.st_mtime_ns}"
-    major, minor = _driver.nvrtc_version()
-    return f"nvrtc:{major}.{minor}:{_driver.nvrtc_library_path()}"
+        compiler = f"nvrtc-file:{real}:{st.st_size}:{st.st_mtime_ns}"
+    else:
+        major, minor = _driver.nvrtc_version()
+        compiler = f"nvrtc:{major}.{minor}:{_driver.nvrtc_library_path()}"
+    shims = b""
+    for name in sorted(os.listdir(_NVRTC_SHIM_DIR)):
+        with open(os.path.join(_NVRTC_SHIM_DIR, name), "rb") as f:
+            shims += name.encode() + b"\0" + f.read() + b"\0"
+    return f"{compiler}:shims:{_driver.sha256_hex(shims)}"
 
 
 @functools.cache
@@ -348,7 +249,10 @@ def _newest_nvrtc_arch_instead(arch: str) -> str | None:
 
 def _nvrtc_options(plan: NvrtcPlan, arch: str) -> list[str]:
     dirs = [*plan.include_dirs, _PACKAGE_HEADER_DIR, *_toolkit_include_dirs(), _NVRTC_SHIM_DIR]
-    return [f"-arch={arch}", *plan.options, *(f"-I{d}" for d in dirs)]
+    # The prelude goes first, so a user's own --pre-include may use its names too; as a
+    # separate file it leaves the source's line numbers in NVRTC's messages as they are.
+    prelude = f"--pre-include={_NVRTC_PRELUDE}"
+    return [f"-arch={arch}", prelude, *plan.options, *(f"-I{d}" for d in dirs)]
 
 
 def _compile_nvrtc(
@@ -409,8 +313,12 @@ def compile(
     """
     if target not in _TARGETS:
         raise ValueError(f"target must be one of {_TARGETS}, got {target!r}")
-    options = list(DEFAULT_NVCC_FLAGS if options is None else options)
-    include_dirs = list(include_dirs or ())
+    source = source_text(source)
+    options = string_list(DEFAULT_NVCC_FLAGS if options is None else options, "options")
+    refuse_output_options(options)
+    include_dirs = string_list(include_dirs or (), "include_dirs", paths=True)
+    nvcc = optional_text(nvcc, "nvcc") or "nvcc"
+    arch, code = optional_text(arch, "arch"), optional_text(code, "code")
     if _debugging():
         options += ["-g", "-G"]  # -G implies line info (ptxas warns if both)
         keep, cache_dir = True, False
@@ -460,16 +368,46 @@ def _compile_or_load(
         result = _nvrtc_cached(source, plan, nvrtc_arch, target, keep, cache_dir, arch_defaulted)
         if isinstance(result, tuple):
             return result
-        # NVRTC could not open an #include or took no option: nvcc may manage. Its binary is
-        # also stored under the NVRTC key, so a later hit neither retries NVRTC nor runs
+        # NVRTC failed and nvcc is here: what compiles with nvcc compiles. Its binary is also
+        # stored under the NVRTC key, so a later hit neither retries NVRTC nor runs
         # `nvcc --version`.
-        binary, stamps = _nvcc_cached(
-            source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target
-        )
+        from pycuda.driver import CompileError
+
+        try:
+            binary, stamps = _nvcc_cached(
+                source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target
+            )
+        except CompileError as nvcc_error:
+            raise result.with_nvcc(nvcc_error) from None
         if not keep:
-            store(cache_dir or "", result, binary)
+            store(cache_dir or "", result.key, binary)
         return binary, stamps
     return _nvcc_cached(source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target)
+
+
+class _NvrtcFailed:
+    """NVRTC's failure on a source that nvcc will try next: the key the result goes under, and
+    what to report if nvcc fails too."""
+
+    def __init__(self, key: str, command: list[str], log: str) -> None:
+        self.key, self.command, self.log = key, command, log
+
+    def with_nvcc(self, nvcc_error: Any) -> Exception:
+        """One CompileError holding both compilers' logs."""
+        from pycuda.driver import CompileError
+
+        nvcc_log = "\n".join(t for t in (nvcc_error.stdout, nvcc_error.stderr) if t)
+        nvcc_cmd = nvcc_error.command_line or []
+        nvcc_cmd = nvcc_cmd if isinstance(nvcc_cmd, str) else " ".join(nvcc_cmd)
+        return CompileError(
+            "kernel.cu failed to compile with NVRTC, and with nvcc (tried because NVRTC "
+            "failed); both logs follow",
+            command_line=nvcc_error.command_line,
+            stderr=(
+                f"--- NVRTC ({' '.join(self.command)}):\n{self.log.strip()}\n"
+                f"--- nvcc ({nvcc_cmd}): {nvcc_error.msg}\n{nvcc_log.strip()}"
+            ),
+        )
 
 
 def _nvrtc_cached(
@@ -480,9 +418,9 @@ def _nvrtc_cached(
     keep: bool,
     cache_dir: str | None,
     arch_defaulted: bool,
-) -> tuple[bytes, list[tuple[str, int, int]]] | str:
-    """Compile with NVRTC through the cache: (binary, stamps), or the cache key when nvcc
-    should try instead."""
+) -> tuple[bytes, list[tuple[str, int, int]]] | _NvrtcFailed:
+    """Compile with NVRTC through the cache: (binary, stamps), or, when NVRTC fails and nvcc
+    is installed, what nvcc needs to try instead."""
     keep = keep or plan.keep
     nv_opts = _nvrtc_options(plan, arch)
     search = [*plan.include_dirs, _PACKAGE_HEADER_DIR]
@@ -500,19 +438,15 @@ def _nvrtc_cached(
         if newer is not None:
             ok, log, binary = _compile_nvrtc(source, _nvrtc_options(plan, newer), "ptx", keep)
     if not ok:
-        # An #include NVRTC cannot open, or an option this NVRTC (an older 12.x) does not know:
-        # nvcc may manage.
-        nvcc_may = "cannot open source file" in log or "unrecognized option" in log
-        if nvcc_may and _find_nvcc("nvcc") is not None:
-            return key
+        command = ["nvrtc", *nv_opts]
+        if _find_nvcc("nvcc") is not None:
+            return _NvrtcFailed(key, command, log)
         from pycuda.driver import CompileError
 
         raise CompileError(
-            "NVRTC compilation of kernel.cu failed",
-            command_line=["nvrtc", *nv_opts],
-            stderr=log,
+            "NVRTC compilation of kernel.cu failed", command_line=command, stderr=log
         )
-    _warn_compiler_output(log)
+    warn_compiler_output(log)
     if cache is not None:
         store(cache_dir or "", key, binary)
     return binary, stamps
@@ -649,14 +583,14 @@ class CudaModule:
 
             cap = Context.get_device().compute_capability()
             digits = "".join(ch for ch in arch.split("_", 1)[-1] if ch.isdigit())
-            if digits and tuple(map(int, (digits[:-1], digits[-1]))) > tuple(cap):
-                warnings.warn(
-                    f"trying to compile for a compute capability higher than the device's "
-                    f"({arch} > sm_{cap[0]}{cap[1]})",
-                    stacklevel=3,
-                )
+            higher = digits and tuple(map(int, (digits[:-1], digits[-1]))) > tuple(cap)
         except Exception:  # no context: nothing to compare with
-            pass
+            return
+        if higher:
+            warn_user(
+                f"trying to compile for a compute capability higher than the device's "
+                f"({arch} > sm_{cap[0]}{cap[1]})"
+            )
 
 
 class SourceModule(CudaModule):
@@ -737,7 +671,7 @@ class DynamicModule(CudaModule):
 
         self.nvcc, self.keep, self.no_extern_c = nvcc, keep, no_extern_c
         self.arch, self.code, self.cache_dir = arch, code, cache_dir
-        self.include_dirs = list(include_dirs or ())
+        self.include_dirs = string_list(include_dirs or (), "include_dirs", paths=True)
         self.cuda_libdir = cuda_libdir
         self.libdir = None
         self._check_arch(arch)
@@ -754,6 +688,7 @@ class DynamicModule(CudaModule):
         """Compile ``source`` to PTX and add it to the link."""
         from pycuda import driver
 
+        no_nul(name, "name")
         ptx = compile(
             source, nvcc=self.nvcc, options=nvcc_options, keep=self.keep,
             no_extern_c=self.no_extern_c, arch=self.arch, code=self.code,
@@ -810,7 +745,7 @@ class DynamicSourceModule(DynamicModule):
             code=code, cache_dir=cache_dir, include_dirs=include_dirs, message_handler=None,
             log_verbose=False, cuda_libdir=cuda_libdir,
         )  # fmt: skip
-        options = list(DEFAULT_NVCC_FLAGS if options is None else options)
+        options = string_list(DEFAULT_NVCC_FLAGS if options is None else options, "options")
         options += ["-rdc=true", "-lcudadevrt"]
         self.add_source(source, nvcc_options=options)
         self.add_stdlib("cudadevrt")

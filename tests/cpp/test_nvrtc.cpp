@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace {
 
@@ -46,6 +48,20 @@ TEST(Nvrtc, VirtualArchGivesPtxOnly) {
     ASSERT_TRUE(r.success) << r.log;
     EXPECT_TRUE(r.cubin.empty());
     EXPECT_NE(r.ptx.find(".target sm_80"), std::string::npos);
+}
+
+TEST(Nvrtc, ANulByteIsRefusedNotCutAt) {
+    if (!pycuda::nvrtc_loadable())
+        GTEST_SKIP() << "no libnvrtc here";
+    using namespace std::string_literals;
+    EXPECT_THROW(pycuda::nvrtc_compile(k_kernel + "\0junk"s, "t.cu", {"-arch=sm_80"}),
+                 std::invalid_argument);
+    EXPECT_THROW(pycuda::nvrtc_compile(k_kernel, "t.cu\0x"s, {"-arch=sm_80"}),
+                 std::invalid_argument);
+    EXPECT_THROW(pycuda::nvrtc_compile(k_kernel, "t.cu", {"-arch=sm_80\0garbage"s}),
+                 std::invalid_argument);
+    EXPECT_THROW(pycuda::nvrtc_compile(k_kernel, "t.cu", {"-arch=sm_80"}, {{"h.h\0"s, "int x;"}}),
+                 std::invalid_argument);
 }
 
 TEST(Nvrtc, ErrorsAreInTheLog) {

@@ -1,0 +1,48 @@
+"""pycuda._user_warnings: warnings attributed to the user's line, not to pycuda's internals.
+
+A fixed ``stacklevel`` is right for one call path only (SourceModule, compile,
+ElementwiseKernel, a GPUArray method... each reaches the compiler through a different number of
+pycuda frames), so the level is found by walking out of the package.
+
+    warn_user("pycuda compile cache: ...")   # points at the caller's code
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+
+def _in_pycuda(frame: object) -> bool:
+    name = frame.f_globals.get("__name__", "")  # type: ignore[attr-defined]
+    return name == "pycuda" or name.startswith("pycuda.")
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a ``warnings.warn`` called in this function's caller point
+    at the first frame outside the pycuda package (the outermost frame when all are inside)."""
+    frame = sys._getframe(1)  # the caller, which will call warnings.warn: level 1
+    level = 1
+    while frame.f_back is not None and _in_pycuda(frame):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` at the user's line."""
+    # user_stacklevel() counts from this frame, where warnings.warn is called.
+    warnings.warn(message, category, stacklevel=user_stacklevel())
+
+
+def warn_compiler_output(text: str) -> None:
+    """The compiler succeeded but printed something (ptxas -v, a warning): the user sees it."""
+    text = text.strip()
+    if not text:
+        return
+    warn_user("The CUDA compiler succeeded, but said the following:\n" + text)
+    if "demoted" in text:
+        warn_user(
+            "This means that the kernel used more local memory than expected "
+            "(e.g. a double demoted to float, or spilled registers)."
+        )

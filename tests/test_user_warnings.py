@@ -1,0 +1,78 @@
+"""Tests of pycuda._user_warnings: the compiler's messages and the cache's warnings point at the
+user's line however deep in pycuda they are raised (CPU; the compiles use NVRTC)."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import pytest
+
+from pycuda import _driver
+from pycuda import compiler as C
+from pycuda._user_warnings import warn_user
+
+needs_nvrtc = pytest.mark.skipif(not _driver.nvrtc_available(), reason="NVRTC is not installed")
+SMALL = "__global__ void twice(float *a) { a[threadIdx.x] *= 2; }"
+
+# Code that runs as if it were part of the package, three calls deep.
+_INNER = """
+from pycuda._user_warnings import warn_user
+def deepest():
+    warn_user("from inside")
+def middle():
+    deepest()
+def outer():
+    middle()
+"""
+
+
+def _package_function():
+    namespace = {"__name__": "pycuda._pretend_inner"}
+    exec(compile(_INNER, "<pycuda inner>", "exec"), namespace)
+    return namespace["outer"]
+
+
+def test_the_warning_points_past_every_pycuda_frame():
+    outer = _package_function()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        outer()
+    [w] = caught
+    assert (w.filename, w.lineno) == (__file__, line)
+
+
+def test_called_from_user_code_directly():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        warn_user("direct")
+    assert (caught[0].filename, caught[0].lineno) == (__file__, line)
+
+
+@needs_nvrtc
+def test_compiler_messages_point_at_the_compile_call(tmp_path, monkeypatch):
+    monkeypatch.setattr(C, "_memo", {})
+    C.disk_cache.cache_clear()  # the memory cache too: a hit says nothing
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        C.compile(SMALL, arch="sm_90", options=["--ptxas-options=-v"], cache_dir=False)
+    [w] = [w for w in caught if "ptxas info" in str(w.message)]
+    assert (w.filename, w.lineno) == (__file__, line)
+
+
+@needs_nvrtc
+def test_compiler_messages_point_at_the_source_module(monkeypatch):
+    import pycuda.driver as drv
+
+    monkeypatch.setattr(C, "_memo", {})
+    C.disk_cache.cache_clear()  # the memory cache too: a hit says nothing
+    monkeypatch.setattr(drv, "module_from_buffer", lambda cubin: "module")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        C.SourceModule(SMALL, arch="sm_90", options=["-Xptxas", "-v"], cache_dir=False)
+    [w] = [w for w in caught if "ptxas info" in str(w.message)]
+    assert (w.filename, w.lineno) == (__file__, line)
