@@ -513,7 +513,7 @@ def test_disable_cache_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.delenv("PYCUDA_DISABLE_CACHE")
     C._memo.clear()
     C.compile(SMALL, arch="sm_80")
-    assert len(_entries(tmp_path / "pycuda" / "compiler-cache-v2")) == 1
+    assert len(_entries(tmp_path / "pycuda" / "compiler-cache-v3")) == 1
     monkeypatch.setenv("PYCUDA_CACHE_DIR", str(tmp_path / "explicit"))
     C._memo.clear()
     C.compile(SMALL, arch="sm_80")

@@ -66,8 +66,11 @@ def cache_key(
 
 
 def default_cache_dir() -> str:
+    """The per-user cache directory. (v3: entries bound to their key; a new folder, made with
+    mode 0700, rather than v2's, which an older build may have made group-writable and which a
+    cache that refuses such folders would then never use.)"""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "pycuda", "compiler-cache-v2")
+    return os.path.join(base, "pycuda", "compiler-cache-v3")
 
 
 def resolve_cache_dir(cache_dir: str | bool | None) -> str | None:

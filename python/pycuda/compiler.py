@@ -37,7 +37,7 @@ newest architecture is produced and the driver JIT-compiles it. ``set_debugging(
 keeps the files and skips the cache.
 
 Results are cached by content (see ``cache_key``): in memory, and on disk under
-``$PYCUDA_CACHE_DIR`` or ``$XDG_CACHE_HOME/pycuda/compiler-cache-v2`` (``~/.cache/...``);
+``$PYCUDA_CACHE_DIR`` or ``$XDG_CACHE_HOME/pycuda/compiler-cache-v3`` (``~/.cache/...``);
 ``$PYCUDA_DISABLE_CACHE`` turns the disk cache off. A cache directory is used only when it is
 yours and not writable by group or others (anyone who can write it could plant code that runs on
 your GPU); otherwise a warning says why and compiles go on, cached in memory only. It is created
