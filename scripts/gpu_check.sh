@@ -2,6 +2,8 @@
 # scripts/gpu_check.sh: one call on the GPU machine: the README's two commands, then the
 # benchmarks. Logs go to $OUT (the device tool brings them back), or to ./gpu-logs elsewhere.
 # Usage: scripts/gpu_check.sh [pytest args...]   e.g. scripts/gpu_check.sh -x tests/test_launch.py
+# SKIP_BENCH=1 and SKIP_CLIENTS=1 leave those parts out; CLIENTS_ARGS (default "-n 8") and
+# CLIENTS_TIMEOUT (default 300 s) go to scripts/clients.sh.
 set -uo pipefail
 out=${OUT:-$PWD/gpu-logs}
 mkdir -p "$out"
@@ -21,6 +23,15 @@ PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} -p no:cacheprovider --durations=15" \
 echo "test exit: $?"
 grep -E "tests passed|tests failed|passed|failed|error" "$out/test.log" | tail -n 5
 grep -E "^(FAILED|ERROR)" "$out/test.log" | head -n 40
+
+# A real client's own test suite against this pycuda, when .whl/ was carried along (the device
+# tool: carry=[".whl"]; scripts/clients.sh says how to fetch it). Logs: $out/reikna*.
+if [ -z "${SKIP_CLIENTS:-}" ] && compgen -G ".whl/reikna-*.whl" >/dev/null; then
+    echo "== clients: reikna's test suite (scripts/clients.sh ${CLIENTS_ARGS--n 8})"
+    # shellcheck disable=SC2086 # CLIENTS_ARGS is a list of pytest arguments
+    CLIENTS_TIMEOUT="${CLIENTS_TIMEOUT:-300}" ./scripts/clients.sh ${CLIENTS_ARGS--n 8}
+    echo "clients exit: $?"
+fi
 
 if [ -z "${SKIP_BENCH:-}" ]; then
     echo "== benchmarks"
