@@ -15,6 +15,7 @@ PyObject* logic_error_class = nullptr;
 PyObject* launch_error_class = nullptr;
 PyObject* memory_error_class = nullptr;
 PyObject* runtime_error_class = nullptr;
+PyObject* driver_not_found_class = nullptr;
 
 // The mapping of the original (reference §2.3), so existing `except` clauses keep working.
 PyObject* class_for(CUresult code) {
@@ -42,6 +43,10 @@ PyObject* class_for(CUresult code) {
 
 void raise(const CudaError& e) {
     PyObject* cls = class_for(e.code());
+    // No libcuda to open: the original failed at `import pycuda.driver` with an ImportError,
+    // and clients probe for CUDA with `except ImportError` (reikna's cluda.supports_api).
+    if (e.code() == CUDA_ERROR_NO_DEVICE && e.routine() == "dlopen")
+        cls = driver_not_found_class;
     PyObject* instance = PyObject_CallFunction(cls, "s", e.what());
     if (!instance)
         return; // the call failed and left its own exception set
@@ -60,7 +65,8 @@ void raise(const CudaError& e) {
 
 PyObject* new_class(nb::module_& m, const char* name, PyObject* base, const char* doc) {
     std::string qualified = std::string("pycuda._driver.") + name;
-    PyObject* cls = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base, nullptr);
+    PyObject* cls = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base,
+                                              nullptr); // base: a class or a tuple
     if (!cls)
         throw nb::python_error();
     m.attr(name) = nb::handle(cls);
@@ -106,6 +112,11 @@ void bind_error(nb::module_& m) {
     memory_error_class = new_class(m, "MemoryError", error_class, "Out of device memory.");
     runtime_error_class = new_class(m, "RuntimeError", error_class,
                                     "No usable device, driver or binary for the GPU.");
+    nb::object bases =
+        nb::make_tuple(nb::handle(runtime_error_class), nb::handle(PyExc_ImportError));
+    driver_not_found_class = new_class(m, "DriverNotFoundError", bases.ptr(),
+                                       "No CUDA driver (libcuda) could be loaded: a RuntimeError, "
+                                       "and an ImportError as the original's import failure was.");
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {
             std::rethrow_exception(p);
