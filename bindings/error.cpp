@@ -125,6 +125,10 @@ void bind_error(nb::module_& m) {
         }
     });
     set_cleanup_warning_handler(warn_cleanup);
+    m.def(
+        "_is_sticky_fault", [](int code) { return is_sticky_fault(static_cast<CUresult>(code)); },
+        nb::arg("code"),
+        "Whether the CUresult `code` is a kernel fault that leaves the context unusable.");
 }
 
 } // namespace pycuda::bindings

@@ -4,6 +4,7 @@
 
 #include "bindings/pointer.hpp"
 #include "core/error.hpp"
+#include "core/memory_pool.hpp"
 
 #include <cstdint>
 #include <string>
@@ -52,7 +53,8 @@ private:
 };
 
 /// Runs `allocate`; on CUDA_ERROR_OUT_OF_MEMORY runs Python's gc.collect() (freeing
-/// unreachable allocations) and tries once more.
+/// unreachable allocations), frees the blocks every DeviceMemoryPool holds (the collected ones
+/// among them) and tries once more.
 template <typename Allocate>
 auto retry_after_gc(Allocate&& allocate) {
     try {
@@ -62,6 +64,9 @@ auto retry_after_gc(Allocate&& allocate) {
             throw;
     }
     nb::module_::import_("gc").attr("collect")();
+    // Under the GIL: allocation paths (the flat launches among them) are not written to let
+    // other threads run halfway through them.
+    free_held_device_pools();
     return allocate();
 }
 

@@ -58,10 +58,7 @@ void bind_device_pool(nb::module_& m) {
                                   "    pool = DeviceMemoryPool()\n"
                                   "    a = gpuarray.empty(100, numpy.float32, "
                                   "allocator=pool.allocate)");
-    cls.def("__init__",
-            [](DevicePoolRef* self) {
-                new (self) DevicePoolRef{std::make_shared<DeviceMemoryPool>()};
-            })
+    cls.def("__init__", [](DevicePoolRef* self) { new (self) DevicePoolRef{make_device_pool()}; })
         .def(
             "allocate",
             [](DevicePoolRef& r, size_t size) {

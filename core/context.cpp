@@ -87,7 +87,7 @@ std::shared_ptr<Context> Context::current() {
 }
 
 CUcontext Context::current_handle() noexcept {
-    if (!driver_loadable())
+    if (in_forked_child() || !driver_loadable())
         return nullptr;
     CUcontext handle = nullptr;
     if (driver().cuCtxGetCurrent(&handle) != CUDA_SUCCESS)

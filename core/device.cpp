@@ -13,10 +13,12 @@ void init(unsigned flags) {
     static std::mutex mutex;
     static bool done = false;
     std::lock_guard lock(mutex);
-    if (done && flags == 0)
+    // A forked child inherits `done`: it must reach the driver door, which refuses it.
+    if (done && flags == 0 && !in_forked_child())
         return;
     PYCUDA_CALL(cuInit, flags);
     done = true;
+    note_cuda_initialized();
 }
 
 int driver_version() {

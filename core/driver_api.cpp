@@ -2,6 +2,7 @@
 #include "core/driver_api.hpp"
 
 #include "core/error.hpp"
+#include "core/fork_guard.hpp"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -209,6 +210,8 @@ const NvrtcLoad& nvrtc_load() {
 } // namespace
 
 const DriverApi& driver() {
+    if (in_forked_child()) [[unlikely]]
+        throw_forked_child();
     const DriverLoad& loaded = driver_load();
     if (!loaded.api)
         throw CudaError::with_message(CUDA_ERROR_NO_DEVICE, "dlopen", loaded.error);

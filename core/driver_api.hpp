@@ -200,7 +200,8 @@ struct NvrtcApi {
 
 /// The driver's entry points, loaded on first use and then cached for the process. cuInit is
 /// not called here. Throws CudaError(CUDA_ERROR_NO_DEVICE) naming every place it looked when no
-/// usable libcuda.so.1 exists.
+/// usable libcuda.so.1 exists, and CudaError(CUDA_ERROR_NOT_INITIALIZED) in a child forked after
+/// cuInit (core/fork_guard.hpp).
 const DriverApi& driver();
 
 /// True when libcuda.so.1 could be opened (never throws).

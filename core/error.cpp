@@ -33,6 +33,14 @@ const char* fallback_name(CUresult code) {
         return "CUDA_ERROR_INVALID_HANDLE";
     case CUDA_ERROR_CONTEXT_IS_DESTROYED:
         return "CUDA_ERROR_CONTEXT_IS_DESTROYED";
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+        return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case CUDA_ERROR_ASSERT:
+        return "CUDA_ERROR_ASSERT";
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+        return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
+    case CUDA_ERROR_LAUNCH_FAILED:
+        return "CUDA_ERROR_LAUNCH_FAILED";
     default:
         return "CUDA_ERROR_UNKNOWN";
     }
@@ -58,18 +66,43 @@ const char* fallback_description(CUresult code) {
 std::mutex handler_mutex;
 CleanupWarningHandler cleanup_handler;
 
+// The driver's own tables, except in a forked child, where driver() refuses (and would recurse
+// into the error being built).
+bool can_ask_driver() noexcept {
+    return !in_forked_child() && driver_loadable();
+}
+
 } // namespace
+
+bool is_sticky_fault(CUresult code) noexcept {
+    switch (code) {
+    case CUDA_ERROR_CONTAINED:
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_EXTERNAL_DEVICE:
+        return true;
+    default:
+        return false;
+    }
+}
 
 std::string error_name(CUresult code) {
     const char* name = nullptr;
-    if (driver_loadable() && driver().cuGetErrorName(code, &name) == CUDA_SUCCESS && name)
+    if (can_ask_driver() && driver().cuGetErrorName(code, &name) == CUDA_SUCCESS && name)
         return name;
     return fallback_name(code);
 }
 
 std::string error_description(CUresult code) {
     const char* text = nullptr;
-    if (driver_loadable() && driver().cuGetErrorString(code, &text) == CUDA_SUCCESS && text)
+    if (can_ask_driver() && driver().cuGetErrorString(code, &text) == CUDA_SUCCESS && text)
         return text;
     return fallback_description(code);
 }
@@ -84,6 +117,9 @@ static std::string compose(CUresult code, std::string_view routine, std::string_
         msg += " - ";
         msg += detail;
     }
+    if (is_sticky_fault(code))
+        msg += " (a kernel fault: this CUDA context cannot be used any more, and every later call "
+               "in it fails the same way; start a new process to use the GPU again)";
     return msg;
 }
 
@@ -109,6 +145,10 @@ void report_cleanup_failure(CUresult code, const char* routine) noexcept {
     // finalizers run; frees then report DEINITIALIZED or a destroyed context. The memory is
     // gone with the context, so there is nothing to say.
     if (code == CUDA_ERROR_DEINITIALIZED || code == CUDA_ERROR_CONTEXT_IS_DESTROYED)
+        return;
+    // After a kernel fault every call in the context fails with the fault's code, which the
+    // program was already given; each free repeating it would bury that one report.
+    if (is_sticky_fault(code))
         return;
     try {
         std::string msg = "pycuda: a clean-up operation failed (dead context maybe?): ";

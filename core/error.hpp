@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/driver_api.hpp"
+#include "core/fork_guard.hpp"
 
 #include <functional>
 #include <stdexcept>
@@ -37,6 +38,11 @@ std::string error_name(CUresult code);
 /// The driver's description of a CUresult, also when no driver is loaded.
 std::string error_description(CUresult code);
 
+/// True for the kernel faults that leave the context unusable ("sticky" errors: every later call
+/// in the process or context returns the same code): an illegal address, a trap, a failed device
+/// assert, a timeout and their kin (cuda.h: "This leaves the process in an inconsistent state").
+bool is_sticky_fault(CUresult code) noexcept;
+
 /// Throws CudaError(code, routine) unless code is CUDA_SUCCESS.
 inline void check(CUresult code, const char* routine) {
     if (code != CUDA_SUCCESS) [[unlikely]]
@@ -58,7 +64,8 @@ using CleanupWarningHandler = std::function<void(std::string_view message)>;
 void set_cleanup_warning_handler(CleanupWarningHandler handler);
 
 /// Reports a failed clean-up call, except for the codes that mean the driver or context is
-/// already gone at process exit (which cannot leak anything).
+/// already gone at process exit, or poisoned by a kernel fault that was already raised (neither
+/// can leak anything: the memory goes with the context).
 void report_cleanup_failure(CUresult code, const char* routine) noexcept;
 
 } // namespace pycuda
@@ -67,9 +74,12 @@ void report_cleanup_failure(CUresult code, const char* routine) noexcept;
 #define PYCUDA_CALL(fn, ...)                                                                       \
     ::pycuda::checked_call(::pycuda::driver().fn, #fn __VA_OPT__(, ) __VA_ARGS__)
 
-/// For destructors: calls, reports a failure as a clean-up warning, never throws.
+/// For destructors: calls, reports a failure as a clean-up warning, never throws. In a child
+/// forked after cuInit nothing is called: the handle belongs to the parent.
 #define PYCUDA_CALL_CLEANUP(fn, ...)                                                               \
     do {                                                                                           \
+        if (::pycuda::in_forked_child())                                                           \
+            break;                                                                                 \
         CUresult pycuda_cleanup_rc_ = ::pycuda::driver().fn(__VA_ARGS__);                          \
         if (pycuda_cleanup_rc_ != CUDA_SUCCESS)                                                    \
             ::pycuda::report_cleanup_failure(pycuda_cleanup_rc_, #fn);                             \

@@ -2,6 +2,8 @@
 #include "core/memory_pool.hpp"
 
 #include <bit>
+#include <mutex>
+#include <vector>
 
 namespace pycuda {
 
@@ -64,6 +66,48 @@ void* HostBlockAllocator::allocate(size_t bytes) {
 
 void HostBlockAllocator::free(void* p) noexcept {
     release_in(*context_, [&] { PYCUDA_CALL_CLEANUP(cuMemFreeHost, p); });
+}
+
+namespace {
+struct PoolRegistry {
+    std::mutex mutex;
+    std::vector<std::weak_ptr<DeviceMemoryPool>> pools;
+};
+
+PoolRegistry& pool_registry() {
+    // Leaked on purpose: pools may be destroyed by destructors running after static destruction.
+    static PoolRegistry* r = new PoolRegistry;
+    return *r;
+}
+} // namespace
+
+std::shared_ptr<DeviceMemoryPool> make_device_pool() {
+    auto pool = std::make_shared<DeviceMemoryPool>();
+    PoolRegistry& r = pool_registry();
+    std::lock_guard lock(r.mutex);
+    std::erase_if(r.pools, [](const auto& p) { return p.expired(); });
+    r.pools.push_back(pool);
+    return pool;
+}
+
+size_t free_held_device_pools() noexcept {
+    std::vector<std::shared_ptr<DeviceMemoryPool>> live;
+    try {
+        PoolRegistry& r = pool_registry();
+        std::lock_guard lock(r.mutex);
+        live.reserve(r.pools.size());
+        for (const auto& p : r.pools)
+            if (auto pool = p.lock())
+                live.push_back(std::move(pool));
+    } catch (...) {
+        // No memory for the list: free nothing rather than throw on an error path.
+        return 0;
+    }
+    // Outside the registry's lock: freeing takes each pool's own lock and calls the driver.
+    size_t bytes = 0;
+    for (const auto& pool : live)
+        bytes += pool->free_held();
+    return bytes;
 }
 
 } // namespace pycuda

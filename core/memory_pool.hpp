@@ -97,19 +97,22 @@ public:
         allocator_.free(p);
     }
 
-    /// Frees every held block.
-    void free_held() noexcept {
+    /// Frees every held block; returns the bytes given back.
+    size_t free_held() noexcept {
         std::vector<std::vector<pointer>> held;
+        size_t bytes = 0;
         {
             std::lock_guard lock(mutex_);
             held.swap(bins_);
             for (unsigned bin = 0; bin < held.size(); ++bin)
-                managed_bytes_ -= held[bin].size() * PoolBins::alloc_size(bin);
+                bytes += held[bin].size() * PoolBins::alloc_size(bin);
+            managed_bytes_ -= bytes;
             held_blocks_ = 0;
         }
         for (auto& blocks : held)
             for (pointer p : blocks)
                 allocator_.free(p);
+        return bytes;
     }
 
     /// Frees the held blocks and from now on frees returned blocks at once.
@@ -220,5 +223,13 @@ using DeviceMemoryPool = MemoryPool<DeviceBlockAllocator>;
 using HostMemoryPool = MemoryPool<HostBlockAllocator>;
 using PooledDeviceAllocation = PooledAllocation<DeviceBlockAllocator>;
 using PooledHostAllocation = PooledAllocation<HostBlockAllocator>;
+
+/// A new DeviceMemoryPool, remembered (weakly) so that free_held_device_pools() reaches it.
+std::shared_ptr<DeviceMemoryPool> make_device_pool();
+
+/// Frees the held blocks of every live pool made by make_device_pool(); returns the bytes given
+/// back. For running out of device memory: a pool's cache must never be why an allocation
+/// elsewhere (mem_alloc, another pool, another library) fails.
+size_t free_held_device_pools() noexcept;
 
 } // namespace pycuda

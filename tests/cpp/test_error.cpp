@@ -42,3 +42,25 @@ TEST(CleanupWarning, HandlerReceivesFailuresButNotShutdownCodes) {
     EXPECT_NE(seen.find("cuMemFree failed"), std::string::npos) << seen;
     pycuda::set_cleanup_warning_handler(nullptr);
 }
+
+TEST(CudaError, KernelFaultsSayTheContextIsLost) {
+    for (CUresult code : {CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_ASSERT,
+                          CUDA_ERROR_ILLEGAL_INSTRUCTION, CUDA_ERROR_LAUNCH_FAILED}) {
+        EXPECT_TRUE(pycuda::is_sticky_fault(code)) << code;
+        std::string what = CudaError(code, "cuCtxSynchronize").what();
+        EXPECT_NE(what.find("start a new process"), std::string::npos) << what;
+    }
+    EXPECT_FALSE(pycuda::is_sticky_fault(CUDA_ERROR_OUT_OF_MEMORY));
+    EXPECT_FALSE(pycuda::is_sticky_fault(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES));
+    std::string what = CudaError(CUDA_ERROR_INVALID_VALUE, "cuMemAlloc").what();
+    EXPECT_EQ(what.find("new process"), std::string::npos) << what;
+}
+
+TEST(CleanupWarning, FaultsOfAPoisonedContextAreNotRepeated) {
+    std::string seen;
+    pycuda::set_cleanup_warning_handler([&](std::string_view m) { seen = m; });
+    pycuda::report_cleanup_failure(CUDA_ERROR_ILLEGAL_ADDRESS, "cuMemFree");
+    pycuda::report_cleanup_failure(CUDA_ERROR_ASSERT, "cuModuleUnload");
+    EXPECT_TRUE(seen.empty()) << seen;
+    pycuda::set_cleanup_warning_handler(nullptr);
+}

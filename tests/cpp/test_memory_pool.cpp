@@ -191,5 +191,25 @@ TEST(PooledAllocation, KeepsThePoolAlive) {
     EXPECT_TRUE(state->live.empty());
 }
 
+TEST(MemoryPool, FreeHeldReturnsTheBytesGivenBack) {
+    MemoryPool<FakeAllocator> pool;
+    pool.free(pool.allocate(100), 100);
+    pool.free(pool.allocate(1000), 1000);
+    EXPECT_EQ(pool.free_held(), PoolBins::alloc_size(PoolBins::bin_number(100)) +
+                                    PoolBins::alloc_size(PoolBins::bin_number(1000)));
+    EXPECT_EQ(pool.free_held(), 0u);
+}
+
+TEST(DevicePoolRegistry, ReachesLivePoolsAndForgetsDeadOnes) {
+    // Empty pools: nothing to free, so no driver call is made (no GPU needed).
+    auto a = make_device_pool();
+    auto b = make_device_pool();
+    EXPECT_EQ(free_held_device_pools(), 0u);
+    a.reset();
+    EXPECT_EQ(free_held_device_pools(), 0u);
+    auto c = make_device_pool(); // prunes the dead entry
+    EXPECT_EQ(free_held_device_pools(), 0u);
+}
+
 } // namespace
 } // namespace pycuda
