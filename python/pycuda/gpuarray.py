@@ -744,11 +744,7 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
         source = self if self._dense else self.copy(stream=stream)
         strides = compact_strides(source.shape, source.strides, source.dtype.itemsize)
         if ary is not None:
-            if ary.shape != self.shape or ary.dtype != self.dtype:
-                raise ValueError(
-                    f"get(ary): ary must have shape {self.shape} and dtype {self.dtype}, got "
-                    f"{ary.shape} and {ary.dtype}"
-                )
+            ary = self._host_target(ary)
             host = ary if ary.strides == strides else _host_array(self.shape, self.dtype, strides)
         else:
             host = _host_array(self.shape, self.dtype, strides, pagelocked)
@@ -762,6 +758,23 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
             ary[...] = host
             return ary
         return host
+
+    def _host_target(self, ary: np.ndarray) -> np.ndarray:
+        """``ary`` checked for get(ary), as the original: same size (another shape is reshaped
+        with a DeprecationWarning), same dtype (TypeError)."""
+        if ary.size != self.size:
+            raise ValueError(f"get(ary): ary has {ary.size} elements, the GPUArray {self.size}")
+        if ary.dtype != self.dtype:
+            raise TypeError(f"get(ary): ary has dtype {ary.dtype}, the GPUArray {self.dtype}")
+        if ary.shape != self.shape:
+            warnings.warn(
+                f"get() into an array of shape {ary.shape} from one of shape {self.shape}: "
+                "reshaped (deprecated in the original)",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            ary = ary.reshape(self.shape)  # a view where it can be: written in place
+        return ary
 
     def get_async(self, stream: Any = None, ary: np.ndarray | None = None) -> np.ndarray:
         """get() queued on ``stream``."""
@@ -848,11 +861,10 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
             raise TypeError("len() of unsized object")
         return self.shape[0]
 
-    def __iter__(self) -> Any:
-        if not self.shape:
-            raise TypeError("iteration over a 0-d array")
-        for i in range(self.shape[0]):
-            yield self[i]
+    # No __iter__, as in the original: `for x in a` still walks the first axis through
+    # __getitem__, but a GPUArray is not a collections.abc.Iterable, which clients test for
+    # (reikna's temporary-array dependencies iterate whatever claims to be one, element by
+    # element).
 
     def __bool__(self) -> bool:
         if self.size != 1:
