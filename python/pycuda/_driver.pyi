@@ -30,6 +30,11 @@ class MemoryError(Error):
 class RuntimeError(Error):
     """No usable device, driver or binary for the GPU."""
 
+class DriverNotFoundError(RuntimeError, ImportError):
+    """
+    No CUDA driver (libcuda) could be loaded: a RuntimeError, and an ImportError as the original's import failure was.
+    """
+
 def init(flags: int = 0) -> None:
     """Initialize the CUDA driver (cuInit)."""
 
