@@ -101,8 +101,8 @@ def test_factories_compile(nvrtc_modules, dtype):
         R.get_subset_sum_kernel.__wrapped__(_sum_out(dtype), np.int32, dtype),
         R.get_dot_kernel.__wrapped__(dtype, dtype, dtype),
         R.get_subset_dot_kernel.__wrapped__(dtype, np.int64, dtype, dtype),
-        R.get_any_kernel.__wrapped__(dtype),
-        R.get_all_kernel.__wrapped__(dtype),
+        R.get_any_kernel.__wrapped__(np.bool_, dtype),
+        R.get_all_kernel.__wrapped__(np.bool_, dtype),
     ]
     if dtype.kind != "c":
         for what in ("max", "min"):

@@ -272,15 +272,15 @@ def _unique_seeds(n: int) -> np.ndarray:
         seeds[repeat] = np.random.randint(0, 2**31 - 1, size=repeat.size)
 
 
-def seed_getter_uniform(n: int) -> Any:
-    """An int32 GPUArray of ``n`` copies of one seed drawn from NumPy's global generator."""
+def seed_getter_uniform(N: int) -> Any:  # noqa: N803 - the original's parameter name
+    """An int32 GPUArray of ``N`` copies of one seed drawn from NumPy's global generator."""
     value = np.random.randint(0, 2**31 - 1)
-    return _to_gpu(np.full(int(n), value, dtype=np.int32))
+    return _to_gpu(np.full(int(N), value, dtype=np.int32))
 
 
-def seed_getter_unique(n: int) -> Any:
-    """An int32 GPUArray of ``n`` distinct seeds drawn from NumPy's global generator."""
-    return _to_gpu(_unique_seeds(int(n)))
+def seed_getter_unique(N: int) -> Any:  # noqa: N803 - the original's parameter name
+    """An int32 GPUArray of ``N`` distinct seeds drawn from NumPy's global generator."""
+    return _to_gpu(_unique_seeds(int(N)))
 
 
 # ---------------------------------------------------------------------------------------------

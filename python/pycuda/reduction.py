@@ -807,24 +807,28 @@ def get_argminmax_kernel(what: str, dtype: Any) -> Any:
     return ArgExtremumKernel(what, dtype)
 
 
-def _truth_kernel(dtype: Any, neutral: str, op: str, name: str) -> ReductionKernel:
-    ctype = dtype_to_ctype(dtype)
+def _truth_kernel(
+    dtype_out: Any, dtype_in: Any, neutral: str, op: str, name: str
+) -> ReductionKernel:
+    ctype = dtype_to_ctype(dtype_in)
     return ReductionKernel(
-        np.bool_, neutral, op, map_expr="pycuda_truth(in[i])",
+        dtype_out, neutral, op, map_expr="pycuda_truth(in[i])",
         arguments=f"const {ctype} *in", name=name,
     )  # fmt: skip
 
 
 @context_dependent_memoize
-def get_any_kernel(dtype: Any) -> ReductionKernel:
-    """Whether any element of ``in`` is nonzero (NaN counts as true)."""
-    return _truth_kernel(dtype, "false", "a || b", "any_kernel")
+def get_any_kernel(dtype_out: Any, dtype_in: Any) -> ReductionKernel:
+    """Whether any element of ``in`` (``dtype_in``) is nonzero (NaN counts as true), as a
+    ``dtype_out`` (``bool``, as gpuarray.any asks)."""
+    return _truth_kernel(dtype_out, dtype_in, "false", "a || b", "any_kernel")
 
 
 @context_dependent_memoize
-def get_all_kernel(dtype: Any) -> ReductionKernel:
-    """Whether every element of ``in`` is nonzero (NaN counts as true)."""
-    return _truth_kernel(dtype, "true", "a && b", "all_kernel")
+def get_all_kernel(dtype_out: Any, dtype_in: Any) -> ReductionKernel:
+    """Whether every element of ``in`` (``dtype_in``) is nonzero (NaN counts as true), as a
+    ``dtype_out``."""
+    return _truth_kernel(dtype_out, dtype_in, "true", "a && b", "all_kernel")
 
 
 # }}}
