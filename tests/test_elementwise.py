@@ -58,6 +58,8 @@ def test_trips_of_several_elements_only_where_safe():
         "z[i] = y[i]; i++",
         "z[i] = f(x, i)",
         "for (int k = 0; k < 3; ++k) { if (k) break; z[i] = k; }",
+        "z[i] = x[i] + tid",  # the original loop's names: its order of elements
+        "z[i] = cta_start + total_threads",
     ]
     for op in safe:
         assert elementwise._unrollable(args, op, "", ""), op
@@ -287,6 +289,22 @@ def test_get_elwise_module_takes_the_arguments_as_given(device):
     assert [(a.name, a.dtype) for a in full[2:]] == [(k, np.dtype(np.intp)) for k in names]
     ranged_func.prepared_call(config.grid, config.block, z.gpudata, 3.0, 0, 2, 1)
     np.testing.assert_array_equal(z.get()[:3], [3.0, 3.0, 2.0])
+
+
+def test_original_loop_names_are_defined(device):
+    """Operations may use the original's tid (thread in block), cta_start (the block's first
+    index) and total_threads, as well as i."""
+    from pycuda import gpuarray
+
+    check = elementwise.ElementwiseKernel(
+        "int *ok",
+        "ok[i] = tid < blockDim.x && cta_start == (long long)blockIdx.x * blockDim.x"
+        " && (i - cta_start - tid) % total_threads == 0",
+        "loop_names",
+    )
+    ok = gpuarray.zeros(5000, np.int32)
+    check(ok)
+    assert ok.get().all()
 
 
 def test_get_elwise_module_without_n_is_the_callers_error(monkeypatch):

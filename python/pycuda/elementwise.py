@@ -173,6 +173,9 @@ _UNROLL = 4
 # An operation that could leave the trip early or that changes i keeps the one-element loop.
 _CONTROL = re.compile(r"\b(break|return|goto|__syncthreads|__syncwarp)\b")
 _WRITES_I = re.compile(r"(?<![\w.])i\s*(\+\+|--|[-+*/%&|^]?=(?!=)|<<=|>>=)|(\+\+|--)\s*i\b")
+# Code that reads the original loop's names may rely on its order (thread tid of a block takes
+# cta_start + tid, then every total_threads-th element): it keeps that loop.
+_LOOP_NAMES = re.compile(r"(?<![\w.])(tid|cta_start|total_threads)\b")
 
 
 def _unrollable(arguments: Sequence[Argument], operation: str, loop_prep: str,
@@ -182,6 +185,8 @@ def _unrollable(arguments: Sequence[Argument], operation: str, loop_prep: str,
     pointers may be ``__restrict__``, which lets a trip's loads go before its stores), does not
     change ``i`` and cannot leave the trip; ``loop_prep`` and ``after_loop`` use no array."""
     if _CONTROL.search(operation) or _WRITES_I.search(operation):
+        return False
+    if any(_LOOP_NAMES.search(code) for code in (operation, loop_prep, after_loop)):
         return False
     for arg in arguments:
         if not isinstance(arg, VectorArg):
@@ -249,11 +254,11 @@ def _kernel_source(
     if use_range:
         loop = f"""
     if (step < 0) {{
-        for (i = start + tid * step; i > stop; i += total_threads * step) {{
+        for (i = start + pr_gid * step; i > stop; i += total_threads * step) {{
             {operation};
         }}
     }} else {{
-        for (i = start + tid * step; i < stop; i += total_threads * step) {{
+        for (i = start + pr_gid * step; i < stop; i += total_threads * step) {{
             {operation};
         }}
     }}"""
@@ -280,7 +285,7 @@ def _kernel_source(
     }}"""
     else:
         loop = f"""
-    for (i = tid; i < n; i += total_threads) {{
+    for (i = pr_gid; i < n; i += total_threads) {{
         {operation};
     }}"""
     return f"""{_header(arguments, preamble)}
@@ -288,9 +293,12 @@ def _kernel_source(
 
 extern "C" __global__ void {name}({params})
 {{
-    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    // tid, cta_start, total_threads and i: the names the original's kernels offered.
+    const long long tid = threadIdx.x;
+    const long long cta_start = (long long)blockDim.x * blockIdx.x;
+    const long long pr_gid = cta_start + tid;
     const long long total_threads = (long long)gridDim.x * blockDim.x;
-    (void)tid;
+    (void)pr_gid;
     (void)total_threads;
     long long i;
     (void)i;
