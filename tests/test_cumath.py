@@ -223,6 +223,35 @@ def test_fmod_frexp_ldexp_modf(device, dtype):
     np.testing.assert_array_equal(whole.get(), e_whole)
 
 
+@pytest.mark.parametrize("sig_dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("exp_dtype", [np.float16, np.float32, np.float64])
+def test_ldexp_with_a_float_exponent_casts_it_as_c(device, sig_dtype, exp_dtype):
+    """The original's kernel read float exponents and passed int(e): truncation toward zero."""
+    from pycuda import gpuarray
+
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(300).astype(sig_dtype)
+    e = rng.uniform(-9.9, 9.9, 300).astype(exp_dtype)
+    e[:4] = [2.999, -2.999, 0.5, -0.5]
+    expected = np.ldexp(x, np.trunc(e.astype(np.float64)).astype(np.int32))
+    got = cumath.ldexp(gpuarray.to_gpu(x), gpuarray.to_gpu(e))
+    assert got.dtype == expected.dtype == x.dtype
+    np.testing.assert_array_equal(got.get(), expected)
+    # A float scalar exponent, and integer ones still as NumPy.
+    np.testing.assert_array_equal(cumath.ldexp(gpuarray.to_gpu(x), 3.7).get(), np.ldexp(x, 3))
+    ints = e.astype(np.int16)
+    np.testing.assert_array_equal(
+        cumath.ldexp(gpuarray.to_gpu(x), gpuarray.to_gpu(ints)).get(), np.ldexp(x, ints)
+    )
+
+
+def test_ldexp_refuses_complex_exponents(device):
+    from pycuda import gpuarray
+
+    with pytest.raises(TypeError, match="integers or floats"):
+        cumath.ldexp(gpuarray.zeros(3, np.float32), gpuarray.zeros(3, np.complex64))
+
+
 def test_bad_input(device):
     from pycuda import gpuarray
 

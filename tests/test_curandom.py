@@ -664,7 +664,9 @@ def test_cycled_repeats_past_the_table():
 
 
 def test_missing_libcurand_is_explained(monkeypatch):
-    monkeypatch.setattr(curandom, "_curand_candidates", lambda: ["/nonexistent/libcurand.so"])
+    from pycuda import _curand_host
+
+    monkeypatch.setattr(_curand_host, "_curand_candidates", lambda: ["/nonexistent/libcurand.so"])
     curandom._curand_library.cache_clear()
     try:
         assert curandom.get_curand_version() is None
@@ -835,6 +837,15 @@ def test_generator_attributes(ctx, cls):
     assert gen.has_box_muller == (cls in PSEUDO)
     assert "uniform_float32" in gen.generators and gen.module is not None
     assert int(gen.state) != 0
+    # The original's other attributes: the fill kernels by name (those of the class's tables),
+    # the prepared skip-ahead kernels, the state type and the generator's word width.
+    tables = cls.gen_info + cls.gen_log_info + cls.gen_poisson_info + cls.gen_poisson_inplace_info
+    assert {name for name, *_ in tables} <= set(gen.generators)
+    assert gen.skip_ahead.arg_format in ("PiI", "PiQ") and gen.skip_ahead_array.arg_format == "PiP"
+    for kind in cls._spec.sequence_skips:
+        assert getattr(gen, f"skip_ahead_{kind}").arg_format == "PiQ"
+    assert gen.state_type == cls._spec.state and gen.generator_bits == cls._spec.bits
+    assert all(f.max_threads_per_block >= gen.generators_per_block for f in gen.generators.values())
 
 
 @gpu

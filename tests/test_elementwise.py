@@ -58,6 +58,8 @@ def test_trips_of_several_elements_only_where_safe():
         "z[i] = y[i]; i++",
         "z[i] = f(x, i)",
         "for (int k = 0; k < 3; ++k) { if (k) break; z[i] = k; }",
+        "z[i] = x[i] + tid",  # the original loop's names: its order of elements
+        "z[i] = cta_start + total_threads",
     ]
     for op in safe:
         assert elementwise._unrollable(args, op, "", ""), op
@@ -79,8 +81,10 @@ def test_arguments_split_outside_templates():
     args = elementwise._parse_arguments("pycuda::complex<float> a, float *x, int n")
     assert isinstance(args[0], ScalarArg) and args[0].dtype == np.complex64
     assert isinstance(args[1], VectorArg) and args[1].dtype == np.float32
-    assert elementwise._format(args, False) == "FPiq"
-    assert elementwise._format(args, True) == "FPiqqq"
+    chars = "".join(a.struct_char for a in args)
+    count = "".join(a.struct_char for a in elementwise._count_arguments(False))
+    ranged = "".join(a.struct_char for a in elementwise._count_arguments(True))
+    assert (chars, count, ranged) == ("FPi", np.dtype(np.uintp).char, 3 * np.dtype(np.intp).char)
 
 
 def test_bad_construction_is_refused():
@@ -248,6 +252,67 @@ def test_get_elwise_kernel(device):
     config = elementwise.launch_config(100)
     func.prepared_call(config.grid, config.block, z.gpudata, 0.5, 100)
     np.testing.assert_array_equal(z.get(), 0.5 * np.arange(100))
+
+
+def test_get_elwise_module_takes_the_arguments_as_given(device):
+    """The original's contract: get_elwise_module's caller lists ``n`` (or ``start, stop,
+    step``) itself, as the original's take/put factories do; get_elwise_kernel_and_types
+    appends them (n: uintp; start, stop, step: intp) and returns them."""
+    from pycuda import gpuarray
+    from pycuda.tools import ScalarArg, VectorArg
+
+    args = [VectorArg(np.float64, "z"), ScalarArg(np.float64, "v"), ScalarArg(np.uintp, "n")]
+    mod = elementwise.get_elwise_module(args, "z[i] = v * i", "ramp_n")
+    func = mod.get_function("ramp_n")
+    func.prepare("".join(a.struct_char for a in args))
+    z = gpuarray.zeros(100, np.float64)
+    config = elementwise.launch_config(100)
+    func.prepared_call(config.grid, config.block, z.gpudata, 0.5, 60)
+    expected = np.where(np.arange(100) < 60, 0.5 * np.arange(100), 0)
+    np.testing.assert_array_equal(z.get(), expected)
+
+    ranged = args[:2] + [ScalarArg(np.intp, k) for k in ("start", "stop", "step")]
+    func = elementwise.get_elwise_range_module(ranged, "z[i] = -v", "neg").get_function("neg")
+    func.prepare("".join(a.struct_char for a in ranged))
+    func.prepared_call(config.grid, config.block, z.gpudata, 1.0, 90, 10, -20)
+    expected[[90, 70, 50, 30]] = -1.0
+    np.testing.assert_array_equal(z.get(), expected)
+
+    mod, func, full = elementwise.get_elwise_kernel_and_types(args[:2], "z[i] = v", "fill_v")
+    assert [(a.name, a.dtype) for a in full[2:]] == [("n", np.dtype(np.uintp))]
+    func.prepared_call(config.grid, config.block, z.gpudata, 2.0, 100)  # prepared with n
+    np.testing.assert_array_equal(z.get(), 2.0)
+    _, ranged_func, full = elementwise.get_elwise_kernel_and_types(
+        "double *z, double v", "z[i] = v", "fill_r", use_range=True
+    )
+    names = ("start", "stop", "step")
+    assert [(a.name, a.dtype) for a in full[2:]] == [(k, np.dtype(np.intp)) for k in names]
+    ranged_func.prepared_call(config.grid, config.block, z.gpudata, 3.0, 0, 2, 1)
+    np.testing.assert_array_equal(z.get()[:3], [3.0, 3.0, 2.0])
+
+
+def test_original_loop_names_are_defined(device):
+    """Operations may use the original's tid (thread in block), cta_start (the block's first
+    index) and total_threads, as well as i."""
+    from pycuda import gpuarray
+
+    check = elementwise.ElementwiseKernel(
+        "int *ok",
+        "ok[i] = tid < blockDim.x && cta_start == (long long)blockIdx.x * blockDim.x"
+        " && (i - cta_start - tid) % total_threads == 0",
+        "loop_names",
+    )
+    ok = gpuarray.zeros(5000, np.int32)
+    check(ok)
+    assert ok.get().all()
+
+
+def test_get_elwise_module_without_n_is_the_callers_error(monkeypatch):
+    from pycuda import compiler, driver
+
+    monkeypatch.setattr(compiler, "SourceModule", lambda src, **kw: _compiles(src))
+    with pytest.raises(driver.CompileError, match="n"):
+        elementwise.get_elwise_module("float *x", "x[i] = 0", "no_n")
 
 
 # }}}

@@ -604,6 +604,31 @@ def test_reshape_ravel_copy_where_numpy_copies(device):
     assert "1." in str(gpuarray.to_gpu(np.ones(2))) and "array(" in repr(ga)
 
 
+def test_reshape_order_flags_as_the_original_tests_them(device):
+    """The original's test_reshape: each reshape is laid out in the order asked, also to the
+    same shape; values stay NumPy's (a copy where the layout changes)."""
+    a = np.arange(128, dtype=np.float32).reshape(8, 16)
+    ga = gpuarray.to_gpu(a)
+    assert ga.reshape(-1, 32).shape == (4, 32) and ga.reshape((8, -1, 4)).shape == (8, 4, 4)
+    with pytest.raises(ValueError):
+        ga.reshape(-1, -1, 4)
+    c = ga.reshape((4, 32), order="C")
+    assert c.flags.c_contiguous and c.base is not None
+    f = c.reshape(4, 32, order="F")
+    assert f.flags.f_contiguous and not f.flags.c_contiguous
+    np.testing.assert_array_equal(f.get(), a.reshape(4, 32))
+    f2 = f.reshape((4, 32), order="F")
+    assert f2.flags.f_contiguous and f2.strides == f.strides
+    c2 = f2.reshape((4, 32))
+    assert c2.flags.c_contiguous and not c2.flags.f_contiguous
+    np.testing.assert_array_equal(c2.get(), a.reshape(4, 32))
+    # 1-D contiguous arrays are C and F contiguous at once, as in NumPy and the original.
+    flat = ga.reshape(128, order="F")
+    assert flat.flags.c_contiguous and flat.flags.f_contiguous
+    np.testing.assert_array_equal(flat.get(), a.reshape(128, order="F"))
+    assert ga.ravel().flags.forc and ga.reshape(128).reshape(128, order="F").flags.c_contiguous
+
+
 def test_cuda_array_interface_round_trip(device):
     a = gpuarray.to_gpu(np.arange(12.0).reshape(3, 4))
     iface = a.T.__cuda_array_interface__

@@ -82,7 +82,8 @@ def test_uncaught_autoinit_error_exits_normally_with_one_traceback():
     assert proc.stderr.count("Traceback") == 1
     assert "During handling of the above exception" not in proc.stderr
     assert "direct cause" not in proc.stderr
-    assert "RuntimeError" in proc.stderr and "libcuda.so.1" in proc.stderr
+    # DriverNotFoundError: a pycuda.driver.RuntimeError (and an ImportError)
+    assert "DriverNotFoundError" in proc.stderr and "libcuda.so.1" in proc.stderr
     assert "PyCUDA ERROR" not in proc.stderr
 
 

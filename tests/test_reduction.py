@@ -101,8 +101,8 @@ def test_factories_compile(nvrtc_modules, dtype):
         R.get_subset_sum_kernel.__wrapped__(_sum_out(dtype), np.int32, dtype),
         R.get_dot_kernel.__wrapped__(dtype, dtype, dtype),
         R.get_subset_dot_kernel.__wrapped__(dtype, np.int64, dtype, dtype),
-        R.get_any_kernel.__wrapped__(dtype),
-        R.get_all_kernel.__wrapped__(dtype),
+        R.get_any_kernel.__wrapped__(np.bool_, dtype),
+        R.get_all_kernel.__wrapped__(np.bool_, dtype),
     ]
     if dtype.kind != "c":
         for what in ("max", "min"):
@@ -284,6 +284,39 @@ def test_one_array_shortcut_leaves_the_checks_to_the_general_path(launch_log):
         k(GPUArray((3,), np.float64, allocator=Memory().allocate))
     two = R.ReductionKernel(np.float32, "0", "a+b", "x[i]*y[i]", "const float *x, const float *y")
     assert two._single is None
+
+
+def test_kernel_wrapper_wraps_both_stages_before_launching(launch_log):
+    """As the original: kernel_wrapper(launcher) for stage 1 and stage 2, each launcher a
+    function's prepared_async_call, called as launcher(grid, block, stream, *args)."""
+    from pycuda.gpuarray import GPUArray
+
+    k = R.ReductionKernel(np.float32, "0", "a+b", arguments="const float *in")
+    seen = []
+
+    def wrapper(launch):
+        seen.append(launch.__func__.__name__)
+
+        def launch_and_note(grid, block, stream, *args):
+            seen.append((grid, stream))
+            return launch(grid, block, stream, *args)
+
+        return launch_and_note
+
+    for n, launches in ((10, 1), (10**6, 2)):
+        a = GPUArray((n,), np.float32, allocator=Memory().allocate)
+        launch_log.calls.clear()
+        k(a)
+        plain = without_new_memory(list(launch_log.calls))
+        seen.clear()
+        launch_log.calls.clear()
+        k(a, kernel_wrapper=wrapper, stream="s")
+        assert seen[:2] == ["prepared_async_call"] * 2  # both wrapped first
+        assert [stream for _, stream in seen[2:]] == ["s"] * launches
+        wrapped = [call[:4] for call in launch_log.calls]
+        assert without_new_memory(wrapped) == plain
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        k(a, kernel_wraper=wrapper)
 
 
 # {{{ GPU: against NumPy
@@ -513,6 +546,34 @@ def test_custom_kernel_map_and_several_arguments(ctx):
         got = k(xg[sl], yg[sl], 2.5, zg[sl]).get()
         ref = np.sum(x[sl].astype(np.float64) * y[sl] + 2.5 * z[sl])
         np.testing.assert_allclose(got, ref, rtol=1e-12)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1000, 3_000_001])
+def test_kernel_wrapper_times_the_stages(ctx, n):
+    import pycuda.driver as drv
+    from pycuda import gpuarray
+
+    x = np.random.default_rng(5).standard_normal(n)
+    k = R.ReductionKernel(np.float64, "0", "a+b", "x[i]*x[i]", "const double *x")
+    timed = []
+
+    def timer(launch):
+        def timed_launch(grid, block, stream, *args):
+            start, end = drv.Event(), drv.Event()
+            start.record(stream)
+            launch(grid, block, stream, *args)
+            end.record(stream)
+            timed.append((start, end))
+
+        return timed_launch
+
+    stream = drv.Stream()
+    got = k(gpuarray.to_gpu(x), kernel_wrapper=timer, stream=stream)
+    stream.synchronize()
+    np.testing.assert_allclose(got.get(), np.dot(x, x), rtol=1e-12)
+    assert len(timed) in (1, 2) and all(end.time_since(start) >= 0 for start, end in timed)
+    assert k(gpuarray.to_gpu(x), kernel_wrapper=lambda f: f).get() == got.get()
 
 
 @pytest.mark.gpu

@@ -248,7 +248,7 @@ def test_elementwise_preamble_texture_compiles(monkeypatch):
 
     monkeypatch.setattr(compiler, "SourceModule", compile_only)
     get_elwise_module(
-        "float *out",
+        "float *out, unsigned long n",
         "out[i] = tex1Dfetch(src_tex, i)",
         "from_tex",
         preamble="texture<float, 1, cudaReadModeElementType> src_tex;",

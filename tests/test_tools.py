@@ -406,21 +406,72 @@ def test_mark_cuda_test_runs_inside_a_fresh_context(ctx):
 
 @pytest.mark.gpu
 def test_debug_memory_pool_logs_each_allocation(ctx):
+    import gc
     import io
 
-    from pycuda import _driver
+    import pycuda.driver as drv
+    from pycuda import gpuarray
 
-    if not hasattr(_driver, "DeviceMemoryPool"):
-        pytest.skip("this build of pycuda._driver has no DeviceMemoryPool")
     log = io.StringIO()
     pool = tools.DebugMemoryPool(interactive=False, logfile=log)
-    block = pool.allocate(1000)
-    assert int(block) != 0
-    assert pool.active_blocks == 1
-    assert "allocation of 1000 bytes at" in log.getvalue()
-    assert "test_tools.py" in log.getvalue()
-    block.free()
+    assert isinstance(pool, drv.DeviceMemoryPool)
+
+    def big():
+        return pool.allocate(1 << 20)
+
+    def small():
+        return pool.allocate(100)
+
+    a, b, c = big(), big(), small()
+    assert int(a) != 0 and pool.active_blocks == 3
+    text = log.getvalue()
+    assert "\n  Allocation of size 1048576 occurring (mem: last_free:" in text
+    assert "(pool: held:0, active:2):\n      at: " in text
+    assert text.rstrip().endswith("(1048576 bytes): 2x")  # the blocks alive before c
+    assert "|big|allocate" in text and "|small|allocate" in text
+    assert sorted(size for size, _ in pool.blocks.values()) == [100, 1 << 20, 1 << 20]
+    del b
+    gc.collect()
+    assert len(pool.blocks) == 2  # a freed allocation leaves the histogram
+    x = gpuarray.zeros(1000, np.float32, allocator=pool.allocate)
+    assert isinstance(x.gpudata, drv.PooledDeviceAllocation) and x.get().sum() == 0
+    assert pool.bin_number(1000) >= 0 and pool.alloc_size(pool.bin_number(1000)) >= 1000
+    assert pool.managed_bytes >= pool.active_bytes > 0
+    del a, c, x
+    gc.collect()
+    assert pool.blocks == {}
+    pool.free_held()
     pool.stop_holding()
+    assert pool.held_blocks == 0
+
+
+def test_debug_memory_pool_asks_for_mnemonics_once(monkeypatch, tmp_path, capsys):
+    from pycuda import _debug_memory_pool as dmp
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    answers = iter(["", "my-buffers"])  # first [Enter]: show the stack; then a name
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    pool = tools.DebugMemoryPool.__new__(tools.DebugMemoryPool)  # no device pool needed
+    pool.interactive = True
+    pool.stacktrace_mnemonics = dmp._MnemonicStore(dmp._mnemonics_path())
+    stack = ("<module>", "main", "allocate")
+    assert pool.describe(stack, 64) == "my-buffers"
+    assert "64 ('<module>', 'main', 'allocate')" in capsys.readouterr().out
+    assert pool.describe(stack, 64) == "my-buffers"  # remembered: no more questions
+    again = dmp._MnemonicStore(dmp._mnemonics_path())  # and on disk, for the next run
+    assert again[stack, 64] == "my-buffers"
+    with pytest.raises(KeyError):
+        again[stack, 65]
+    pool.interactive = False
+    assert pool.describe(stack, 64) == "<module>|main|allocate"
+
+
+def test_base_dtype_to_ctype_is_the_registry_mapping():
+    assert tools.base_dtype_to_ctype(np.float32) == "float"
+    assert tools.base_dtype_to_ctype(np.complex64) == "pycuda::complex<float>"
+    assert tools.dtype_to_ctype(np.float32, with_fp_tex_hack=True) == "fp_tex_float"
+    with pytest.raises(ValueError):
+        tools.base_dtype_to_ctype(np.dtype("O"))
 
 
 @pytest.mark.gpu

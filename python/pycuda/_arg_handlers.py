@@ -17,15 +17,13 @@ import numpy as np
 class ArgumentHandler:
     """Wraps a host array for a kernel call; the kernel gets a device copy of it."""
 
-    def __init__(self, array: Any) -> None:
-        if isinstance(array, np.ndarray) and not (
-            array.flags.c_contiguous or array.flags.f_contiguous
-        ):
+    def __init__(self, ary: Any) -> None:  # the original's parameter name
+        if isinstance(ary, np.ndarray) and not (ary.flags.c_contiguous or ary.flags.f_contiguous):
             raise ValueError(
                 f"{type(self).__name__}() needs a contiguous array (the device copy is one "
                 "block of memory); pass numpy.ascontiguousarray(a) and copy back yourself"
             )
-        self.array = array
+        self.array = ary
         self.dev_alloc: Any = None
 
     def get_device_alloc(self) -> Any:

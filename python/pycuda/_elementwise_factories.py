@@ -75,7 +75,7 @@ def _prepared(plan: KernelPlan) -> Any:
 def _prepared_with_texrefs(plan: KernelPlan) -> tuple[Any, list[Any]]:
     """``(prepared function, [its texture references])``: the client binds each reference
     (``bind_to_texref_ext``) before launching."""
-    from pycuda.elementwise import _format, get_elwise_kernel_and_types
+    from pycuda.elementwise import get_elwise_kernel_and_types
 
     mod, func, args = get_elwise_kernel_and_types(
         list(plan.arguments), plan.operation, plan.name,
@@ -85,7 +85,7 @@ def _prepared_with_texrefs(plan: KernelPlan) -> tuple[Any, list[Any]]:
     if texrefs:
         # Prepared with references not bound yet, as the original: Function.prepare records
         # them and the launch checks that they are bound.
-        func.prepare(_format(args, False), texrefs=texrefs)
+        func.prepare("".join(a.struct_char for a in args), texrefs=texrefs)
     return func, texrefs
 
 

@@ -34,7 +34,7 @@ class KernelPlan:
     texrefs: tuple[str, ...] = ()  # texture references declared in the preamble, in order
 
     def source(self) -> str:
-        """The kernel's CUDA C, as ``get_elwise_module`` writes it."""
+        """The kernel's CUDA C, as ``get_elwise_kernel_and_types`` compiles it (with ``n``)."""
         from pycuda.elementwise import _elwise_source
 
         return _elwise_source(

@@ -250,7 +250,9 @@ def any(  # noqa: A001
     _check_array(a, "a")
     if not _whole(a, axis, out, keepdims):
         return _along("any", a, axis, out, keepdims, stream, allocator)
-    return reduction.get_any_kernel(a.dtype)(a, stream=stream, allocator=allocator)
+    return reduction.get_any_kernel(np.dtype(np.bool_), a.dtype)(
+        a, stream=stream, allocator=allocator
+    )
 
 
 def all(  # noqa: A001
@@ -266,7 +268,9 @@ def all(  # noqa: A001
     _check_array(a, "a")
     if not _whole(a, axis, out, keepdims):
         return _along("all", a, axis, out, keepdims, stream, allocator)
-    return reduction.get_all_kernel(a.dtype)(a, stream=stream, allocator=allocator)
+    return reduction.get_all_kernel(np.dtype(np.bool_), a.dtype)(
+        a, stream=stream, allocator=allocator
+    )
 
 
 def prod(

@@ -127,14 +127,23 @@ def reshape_layout(
     """Resolve ``reshape(newshape, order=order)`` of a strided layout.
 
     Returns ``(shape, strides)`` where ``strides`` is None when NumPy would have to copy (the
-    elements cannot be read in ``order`` as the new shape through strides alone).
+    elements cannot be read in ``order`` as the new shape through strides alone), and where a
+    contiguous layout keeps its shape but is not contiguous in ``order``: NumPy returns a view
+    with the old strides there, the original an array laid out in ``order`` (its test suite
+    checks ``a.reshape(a.shape, order="F").flags.f_contiguous``), which a copy in ``order``
+    gives with NumPy's values.
     """
     order = normalize_order(order)
-    if tuple(newshape) == tuple(shape):
+    contiguous = is_c_contiguous if order == "C" else is_f_contiguous
+    other = is_f_contiguous if order == "C" else is_c_contiguous
+    in_order = contiguous(shape, strides, itemsize)
+    other_order_only = not in_order and other(shape, strides, itemsize)
+    if tuple(newshape) == tuple(shape) and not other_order_only:
         return tuple(shape), tuple(strides)  # NumPy returns a plain view, strides untouched
     resolved = resolve_shape(prod(shape), newshape)
-    contiguous = is_c_contiguous if order == "C" else is_f_contiguous
-    if contiguous(shape, strides, itemsize):
+    if resolved == tuple(shape) and other_order_only:
+        return resolved, None  # the original's layout in `order`: a copy
+    if in_order:
         return resolved, contiguous_strides(resolved, itemsize, order)
     return resolved, _nocopy_strides(shape, strides, resolved, itemsize, order)
 

@@ -236,11 +236,15 @@ def frexp(arg: GPUArray, stream: Any = None) -> tuple[GPUArray, GPUArray]:
 def ldexp(
     significand: GPUArray, exponent: Any, stream: Any = None, out: GPUArray | None = None
 ) -> GPUArray:
-    """``significand * 2**exponent`` element-wise (exponent: integer array or int)."""
+    """``significand * 2**exponent`` element-wise.
+
+    ``exponent``: an integer array or int (NumPy's ``ldexp``), or a float array or float,
+    converted to int by C's cast (toward zero), as the original's kernel did.
+    """
     dtype = _real_float(significand, "ldexp")
     exp_dtype = getattr(exponent, "dtype", None)
-    if exp_dtype is not None and exp_dtype.kind not in "biu":
-        raise TypeError(f"ldexp: the exponent must be integers, got {exp_dtype}")
+    if exp_dtype is not None and exp_dtype.kind not in "biuf":
+        raise TypeError(f"ldexp: the exponent must be integers or floats, got {exp_dtype}")
     ct = compute_ctype(dtype)
     body = f"ldexp(pc_cast<{ct}>(A), (int)B)"
     src = significand if significand.dtype == dtype else significand.astype(dtype, stream)

@@ -26,18 +26,47 @@ The host functions of the cuRAND library (``get_curand_version``, ``generate_dir
 
 from __future__ import annotations
 
-import ctypes
-import enum
-import functools
-import glob
-import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 import pycuda.driver as drv
+from pycuda import _curand_sources
+from pycuda._curand_host import (  # noqa: F401 - the original's curandom offers these
+    CurandLibraryError,
+    _check_curand,
+    _curand,
+    _curand_candidates,
+    _curand_library,
+    _cycled,
+    _direction_table,
+    _get_direction_vectors,
+    _get_scramble_constants32,
+    _get_scramble_constants64,
+    _scramble_table,
+    direction_vector_set,
+    get_curand_version,
+)
+from pycuda._curand_sources import (  # noqa: F401 - the original's kernel templates
+    GeneratorSpec,
+    gen_log_template,
+    gen_poisson_inplace_template,
+    gen_poisson_template,
+    gen_template,
+    generator_source,
+    kernel_formats,
+    mrg32k3a_random_source,
+    mrg32k3a_skip_ahead_sequence_source,
+    random_skip_ahead32_source,
+    random_skip_ahead64_source,
+    random_source,
+    scrambledsobol_random_source,
+    sobol_random_source,
+    xorwow_random_source,
+    xorwow_skip_ahead_sequence_source,
+)
+from pycuda._md5_code import md5_code  # noqa: F401 - the original's MD5 fragment
 from pycuda.tools import context_dependent_memoize
 
 # ---------------------------------------------------------------------------------------------
@@ -191,85 +220,7 @@ def randn(shape: Any, dtype: Any = np.float32, stream: Any = None, seed: int | N
 
 
 # ---------------------------------------------------------------------------------------------
-# The cuRAND library on the host, opened at run time
-
-
-class CurandLibraryError(RuntimeError):
-    """libcurand could not be found or a call into it failed."""
-
-
-_CURAND_DIMENSIONS = 20000  # dimensions of cuRAND's Joe-Kuo direction-vector sets
-
-
-class direction_vector_set(enum.IntEnum):  # noqa: N801 - the original's name
-    """The direction-vector sets of ``curandGetDirectionVectors32/64``."""
-
-    VECTOR_32 = 101
-    SCRAMBLED_VECTOR_32 = 102
-    VECTOR_64 = 103
-    SCRAMBLED_VECTOR_64 = 104
-
-
-def _curand_candidates() -> list[str]:
-    names = ["libcurand.so.10", "libcurand.so"]
-    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if root:
-            for sub in ("lib64", "lib", "targets/x86_64-linux/lib"):
-                names += sorted(glob.glob(os.path.join(root, sub, "libcurand.so*")))
-    return names
-
-
-@functools.cache
-def _curand_library() -> ctypes.CDLL | None:
-    for name in _curand_candidates():
-        try:
-            return ctypes.CDLL(name)
-        except OSError:
-            continue
-    return None
-
-
-def _curand() -> ctypes.CDLL:
-    lib = _curand_library()
-    if lib is None:
-        raise CurandLibraryError(
-            "libcurand was not found (tried "
-            + ", ".join(_curand_candidates())
-            + "); install the CUDA toolkit's cuRAND or set CUDA_HOME"
-        )
-    return lib
-
-
-def _check_curand(status: int, call: str) -> None:
-    if status != 0:
-        raise CurandLibraryError(f"{call} failed with curandStatus_t {status}")
-
-
-def get_curand_version() -> tuple[int, int, int] | None:
-    """cuRAND's version as ``(major, minor, patch)``, or None where libcurand is absent."""
-    lib = _curand_library()
-    if lib is None:
-        return None
-    version = ctypes.c_int()
-    _check_curand(lib.curandGetVersion(ctypes.byref(version)), "curandGetVersion")
-    v = version.value
-    return v // 1000, (v % 1000) // 100, v % 100
-
-
-def _cycled(table: np.ndarray, count: int) -> np.ndarray:
-    """``count`` rows of ``table``, from its start again past its end (as the original)."""
-    reps = -(-count // table.shape[0]) if count else 0
-    return np.concatenate([table] * max(reps, 1))[:count]
-
-
-def _direction_table(direction: direction_vector_set) -> np.ndarray:
-    bits = 32 if int(direction) in (101, 102) else 64
-    ctype = ctypes.c_uint32 if bits == 32 else ctypes.c_uint64
-    pointer = ctypes.POINTER(ctype)()
-    getter = getattr(_curand(), f"curandGetDirectionVectors{bits}")
-    _check_curand(getter(ctypes.byref(pointer), int(direction)), getter.__name__)
-    flat = np.ctypeslib.as_array(pointer, shape=(_CURAND_DIMENSIONS * bits,))
-    return flat.reshape(_CURAND_DIMENSIONS, bits).copy()
+# The cuRAND library on the host (pycuda._curand_host), and its tables as GPUArrays
 
 
 def _to_gpu(host: np.ndarray) -> Any:
@@ -294,14 +245,6 @@ def generate_direction_vectors(count: int, direction: Any = None) -> Any:
     table = _direction_table(direction)
     signed = np.int32 if table.dtype == np.uint32 else np.int64
     return _to_gpu(_cycled(table, int(count)).view(signed))
-
-
-def _scramble_table(bits: int) -> np.ndarray:
-    ctype = ctypes.c_uint32 if bits == 32 else ctypes.c_uint64
-    pointer = ctypes.POINTER(ctype)()
-    getter = getattr(_curand(), f"curandGetScrambleConstants{bits}")
-    _check_curand(getter(ctypes.byref(pointer)), getter.__name__)
-    return np.ctypeslib.as_array(pointer, shape=(_CURAND_DIMENSIONS,)).copy()
 
 
 def generate_scramble_constants32(count: int) -> Any:
@@ -329,233 +272,15 @@ def _unique_seeds(n: int) -> np.ndarray:
         seeds[repeat] = np.random.randint(0, 2**31 - 1, size=repeat.size)
 
 
-def seed_getter_uniform(n: int) -> Any:
-    """An int32 GPUArray of ``n`` copies of one seed drawn from NumPy's global generator."""
+def seed_getter_uniform(N: int) -> Any:  # noqa: N803 - the original's parameter name
+    """An int32 GPUArray of ``N`` copies of one seed drawn from NumPy's global generator."""
     value = np.random.randint(0, 2**31 - 1)
-    return _to_gpu(np.full(int(n), value, dtype=np.int32))
+    return _to_gpu(np.full(int(N), value, dtype=np.int32))
 
 
-def seed_getter_unique(n: int) -> Any:
-    """An int32 GPUArray of ``n`` distinct seeds drawn from NumPy's global generator."""
-    return _to_gpu(_unique_seeds(int(n)))
-
-
-# ---------------------------------------------------------------------------------------------
-# Generator classes: kernel sources
-
-
-@dataclass(frozen=True)
-class GeneratorSpec:
-    """What a generator class compiles: its cuRAND state and which device calls it has."""
-
-    state: str  # the curandState type
-    quasi: bool  # Sobol: direction vectors instead of seeds
-    bits: int = 32  # width of curand(&state) and of the direction vectors
-    scrambled: bool = False
-    box_muller: bool = False  # curand_normal2 and curand_log_normal2 exist
-    sequence_skips: tuple[str, ...] = ()  # "sequence", "subsequence"
-
-    @property
-    def skip_type(self) -> str:
-        # skipahead() on 32-bit Sobol states takes an unsigned int.
-        return "unsigned int" if self.quasi and self.bits == 32 else "unsigned long long"
-
-    @property
-    def skip_dtype(self) -> np.dtype:
-        return np.dtype(np.uint32 if self.skip_type == "unsigned int" else np.uint64)
-
-
-_GEN = """__global__ void {name}(State *s, {ctype} *out, unsigned long long n{params})
-{{
-    const unsigned int id = blockIdx.x * blockDim.x + threadIdx.x;
-    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-    State st = s[id];
-    for (unsigned long long i = id; i < n; i += stride)
-        out[i] = {expr};
-    s[id] = st;
-}}
-"""
-
-_SKIP = """__global__ void {name}(State *s, int n, {param})
-{{
-    const int id = blockIdx.x * blockDim.x + threadIdx.x;
-    if (id < n)
-        {call}({arg}, &s[id]);
-}}
-"""
-
-_FLOATS = (("float32", "float", ""), ("float64", "double", "_double"))
-_POISSON_TYPES = (
-    ("uint32", "unsigned int"),
-    ("int32", "int"),
-    ("float32", "float"),
-    ("float64", "double"),
-)
-
-
-def _prepare_source(spec: GeneratorSpec) -> str:
-    if not spec.quasi:
-        return """__global__ void prepare(State *s, int n, const int *seed,
-                        unsigned long long offset)
-{
-    const int id = blockIdx.x * blockDim.x + threadIdx.x;
-    if (id < n) {
-        State st;
-        curand_init((unsigned long long)(unsigned int)seed[id], id, offset, &st);
-        s[id] = st;
-    }
-}
-"""
-    vec = "curandDirectionVectors32_t" if spec.bits == 32 else "curandDirectionVectors64_t"
-    word = "unsigned int" if spec.bits == 32 else "unsigned long long"
-    scramble = f"const {word} *scramble, " if spec.scrambled else ""
-    scramble_arg = "scramble[id], " if spec.scrambled else ""
-    return f"""__global__ void prepare(State *s, int n, {vec} *v, {scramble}
-                        unsigned long long offset)
-{{
-    const int id = blockIdx.x * blockDim.x + threadIdx.x;
-    if (id < n) {{
-        State st;
-        curand_init(v[id], {scramble_arg}({word})offset, &st);
-        s[id] = st;
-    }}
-}}
-"""
-
-
-def _skip_sources(spec: GeneratorSpec) -> list[str]:
-    out = []
-    for kind in ("", *spec.sequence_skips):
-        call = "skipahead" + (f"_{kind}" if kind else "")
-        base = "skip_ahead" + (f"_{kind}" if kind else "")
-        if kind:
-            skip_type = "unsigned long long"
-        else:
-            skip_type = spec.skip_type
-        out.append(_SKIP.format(name=base, param=f"{skip_type} skip", call=call, arg="skip"))
-        out.append(
-            _SKIP.format(
-                name=base + "_array", param=f"const {skip_type} *skip", call=call, arg="skip[id]"
-            )
-        )
-    return out
-
-
-def _gen_sources(spec: GeneratorSpec) -> list[str]:
-    out = []
-    for name, ctype, suffix in _FLOATS:
-        out.append(
-            _GEN.format(
-                name=f"uniform_{name}", ctype=ctype, params="", expr=f"curand_uniform{suffix}(&st)"
-            )
-        )
-        out.append(
-            _GEN.format(
-                name=f"normal_{name}", ctype=ctype, params="", expr=f"curand_normal{suffix}(&st)"
-            )
-        )
-        out.append(
-            _GEN.format(
-                name=f"log_normal_{name}",
-                ctype=ctype,
-                params=f", {ctype} mean, {ctype} stddev",
-                expr=f"curand_log_normal{suffix}(&st, mean, stddev)",
-            )
-        )
-        if spec.box_muller:
-            pair = ctype + "2"
-            out.append(
-                _GEN.format(
-                    name=f"normal2_{name}",
-                    ctype=pair,
-                    params="",
-                    expr=f"curand_normal2{suffix}(&st)",
-                )
-            )
-            out.append(
-                _GEN.format(
-                    name=f"log_normal2_{name}",
-                    ctype=pair,
-                    params=f", {ctype} mean, {ctype} stddev",
-                    expr=f"curand_log_normal2{suffix}(&st, mean, stddev)",
-                )
-            )
-    if spec.bits == 64:
-        out.append(
-            _GEN.format(
-                name="uniform_uint64", ctype="unsigned long long", params="", expr="curand(&st)"
-            )
-        )
-        # The top half of a 64-bit draw, for 32-bit integer output.
-        out.append(
-            _GEN.format(
-                name="uniform_uint32",
-                ctype="unsigned int",
-                params="",
-                expr="(unsigned int)(curand(&st) >> 32)",
-            )
-        )
-    else:
-        out.append(
-            _GEN.format(name="uniform_uint32", ctype="unsigned int", params="", expr="curand(&st)")
-        )
-    for name, ctype in _POISSON_TYPES:
-        out.append(
-            _GEN.format(
-                name=f"poisson_{name}",
-                ctype=ctype,
-                params=", double lambda",
-                expr=f"({ctype})curand_poisson(&st, lambda)",
-            )
-        )
-        out.append(
-            _GEN.format(
-                name=f"poisson_inplace_{name}",
-                ctype=ctype,
-                params="",
-                expr=f"({ctype})curand_poisson(&st, (double)out[i])",
-            )
-        )
-    return out
-
-
-def generator_source(spec: GeneratorSpec) -> str:
-    """The CUDA source of all the kernels of a generator class (compile with no_extern_c)."""
-    parts = [
-        "#include <curand_kernel.h>\n",
-        f"typedef {spec.state} State;\n",
-        'extern "C" {\n',
-        "__global__ void state_size(unsigned long long *out) { *out = sizeof(State); }\n",
-        _prepare_source(spec),
-        *_skip_sources(spec),
-        *_gen_sources(spec),
-        "}\n",
-    ]
-    return "\n".join(parts)
-
-
-def kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
-    """The ``prepare`` format of each kernel in ``generator_source(spec)``, by name."""
-    formats = {"prepare": "PiPPQ" if spec.scrambled else "PiPQ"}
-    skip_char = "I" if spec.skip_type == "unsigned int" else "Q"
-    for kind in ("", *spec.sequence_skips):
-        base = "skip_ahead" + (f"_{kind}" if kind else "")
-        formats[base] = "Pi" + ("Q" if kind else skip_char)
-        formats[base + "_array"] = "PiP"
-    for line in generator_source(spec).splitlines():
-        # Fill kernels are the one-line signatures "__global__ void name(State *s, T *out, ...".
-        if not line.startswith("__global__ void ") or "(State *s, " not in line:
-            continue
-        name = line.split()[2].split("(")[0]
-        if name in formats:
-            continue
-        if name.startswith("log_normal"):
-            formats[name] = "PPQ" + ("ff" if name.endswith("float32") else "dd")
-        elif name.startswith("poisson_") and not name.startswith("poisson_inplace"):
-            formats[name] = "PPQd"
-        else:
-            formats[name] = "PPQ"
-    return formats
+def seed_getter_unique(N: int) -> Any:  # noqa: N803 - the original's parameter name
+    """An int32 GPUArray of ``N`` distinct seeds drawn from NumPy's global generator."""
+    return _to_gpu(_unique_seeds(int(N)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -580,25 +305,50 @@ def _check_gpu_vector(ary: Any, what: str, dtypes: tuple[Any, ...], min_size: in
 
 
 class _RandomNumberGeneratorBase:
-    """Shared machinery: kernels, states, launches and the fill/gen methods."""
+    """Shared machinery: kernels, states, launches and the fill/gen methods.
+
+    Class attributes, as the original's: ``has_box_muller``; ``gen_info``, ``gen_log_info``,
+    ``gen_poisson_info``, ``gen_poisson_inplace_info``, the tables the fill kernels are made
+    from (see :mod:`pycuda._curand_sources`). Instance attributes: ``module``, ``generators``
+    (the prepared fill kernels by name), ``skip_ahead``, ``skip_ahead_array`` (and the
+    sequence kinds'), ``block_count``, ``generators_per_block``, ``state``, ``state_type``,
+    ``generator_bits``.
+    """
 
     _spec: GeneratorSpec
     has_box_muller: bool = False
+    gen_info: list[tuple[str, str, str]] = []
+    gen_log_info: list[tuple[str, str, str, str]] = []
+    gen_poisson_info: list[tuple[str, str, str]] = []
+    gen_poisson_inplace_info: list[tuple[str, str, str]] = []
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "_spec" in cls.__dict__:
-            cls.has_box_muller = cls._spec.box_muller
+            spec = cls._spec
+            cls.has_box_muller = spec.box_muller
+            cls.gen_info = _curand_sources.gen_info(spec)
+            cls.gen_log_info = _curand_sources.gen_log_info(spec)
+            cls.gen_poisson_info = _curand_sources.gen_poisson_info(spec)
+            cls.gen_poisson_inplace_info = _curand_sources.gen_poisson_inplace_info(spec)
 
     def __init__(self) -> None:
         from pycuda.compiler import SourceModule
 
         spec = self._spec
+        self.state_type = spec.state
+        self.generator_bits = spec.bits
         self.module = SourceModule(generator_source(spec), no_extern_c=True)
-        self.generators = self._load_kernels()
+        self._kernels = self._load_kernels()
+        fills = _curand_sources.fill_kernel_formats(spec)
+        self.generators = {name: self._kernels[name] for name in fills}
+        for kind in ("", *spec.sequence_skips):
+            name = "skip_ahead" + (f"_{kind}" if kind else "")
+            setattr(self, name, self._kernels[name])
+            setattr(self, name + "_array", self._kernels[name + "_array"])
         self.generators_per_block = min(
             f.get_attribute(int(drv.function_attribute.MAX_THREADS_PER_BLOCK))
-            for f in self.generators.values()
+            for f in self._kernels.values()
         )
         self.block_count = _multiprocessor_count()
         self.state = drv.mem_alloc(self.generator_count * self._state_size())
@@ -623,7 +373,7 @@ class _RandomNumberGeneratorBase:
         }
 
     def _launch(self, name: str, stream: Any, *args: Any) -> None:
-        func = self.generators[name]
+        func = self._kernels[name]
         grid, block = (self.block_count, 1), (self.generators_per_block, 1, 1)
         if stream is None:
             func.prepared_call(grid, block, self.state, *args)
@@ -722,7 +472,7 @@ class _RandomNumberGeneratorBase:
         """
         n = _element_count(data, "fill_poisson")
         kind = np.dtype(data.dtype).name
-        if kind not in dict(_POISSON_TYPES):
+        if f"poisson_{kind}" not in self.generators:
             raise TypeError(
                 f"fill_poisson does not fill {kind}; expected uint32, int32, float32 or float64"
             )

@@ -12,6 +12,15 @@ from __future__ import annotations
 import os
 
 from pycuda._arg_handlers import ArgumentHandler, In, InOut, Out  # noqa: F401
+
+# The original bound the cuRAND host calls into its extension, so they are driver names too.
+from pycuda._curand_host import (  # noqa: F401
+    _get_direction_vectors,
+    _get_scramble_constants32,
+    _get_scramble_constants64,
+    direction_vector_set,
+    get_curand_version,
+)
 from pycuda._device_memory import *  # noqa: F401
 from pycuda._driver import *  # noqa: F401 - the extension's names are this module's API
 from pycuda._driver import Error, ManagedAllocation

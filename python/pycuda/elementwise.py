@@ -173,6 +173,9 @@ _UNROLL = 4
 # An operation that could leave the trip early or that changes i keeps the one-element loop.
 _CONTROL = re.compile(r"\b(break|return|goto|__syncthreads|__syncwarp)\b")
 _WRITES_I = re.compile(r"(?<![\w.])i\s*(\+\+|--|[-+*/%&|^]?=(?!=)|<<=|>>=)|(\+\+|--)\s*i\b")
+# Code that reads the original loop's names may rely on its order (thread tid of a block takes
+# cta_start + tid, then every total_threads-th element): it keeps that loop.
+_LOOP_NAMES = re.compile(r"(?<![\w.])(tid|cta_start|total_threads)\b")
 
 
 def _unrollable(arguments: Sequence[Argument], operation: str, loop_prep: str,
@@ -182,6 +185,8 @@ def _unrollable(arguments: Sequence[Argument], operation: str, loop_prep: str,
     pointers may be ``__restrict__``, which lets a trip's loads go before its stores), does not
     change ``i`` and cannot leave the trip; ``loop_prep`` and ``after_loop`` use no array."""
     if _CONTROL.search(operation) or _WRITES_I.search(operation):
+        return False
+    if any(_LOOP_NAMES.search(code) for code in (operation, loop_prep, after_loop)):
         return False
     for arg in arguments:
         if not isinstance(arg, VectorArg):
@@ -202,6 +207,14 @@ def _unroll_for(arguments: Sequence[Argument], operation: str, loop_prep: str,
     return _UNROLL if _unrollable(arguments, operation, loop_prep, after_loop) else 1
 
 
+def _count_arguments(use_range: bool) -> list[Argument]:
+    """The arguments ``get_elwise_kernel_and_types`` appends, as the original's: the element
+    count ``n`` (``uintp``), or ``start, stop, step`` (``intp``) for ``range=`` kernels."""
+    if use_range:
+        return [ScalarArg(np.intp, "start"), ScalarArg(np.intp, "stop"), ScalarArg(np.intp, "step")]
+    return [ScalarArg(np.uintp, "n")]
+
+
 def _elwise_source(
     arguments: Sequence[Argument],
     operation: str,
@@ -211,6 +224,23 @@ def _elwise_source(
     after_loop: str,
     use_range: bool,
 ) -> str:
+    """The source of ``get_elwise_kernel_and_types``' kernel: ``arguments`` and then the
+    count arguments it appends."""
+    full = list(arguments) + _count_arguments(use_range)
+    return _kernel_source(full, operation, name, preamble, loop_prep, after_loop, use_range)
+
+
+def _kernel_source(
+    arguments: Sequence[Argument],
+    operation: str,
+    name: str,
+    preamble: str,
+    loop_prep: str,
+    after_loop: str,
+    use_range: bool,
+) -> str:
+    """A grid-stride kernel over ``operation`` with exactly ``arguments``: among them ``n``
+    (or ``start, stop, step`` with ``use_range``), which its loop reads."""
     unroll = _unroll_for(arguments, operation, loop_prep, after_loop, use_range)
     if unroll > 1:
         params = ", ".join(
@@ -222,21 +252,19 @@ def _elwise_source(
     else:
         params = ", ".join(a.declarator() for a in arguments)
     if use_range:
-        params += ", long long start, long long stop, long long step"
         loop = f"""
     if (step < 0) {{
-        for (i = start + tid * step; i > stop; i += total_threads * step) {{
+        for (i = start + pr_gid * step; i > stop; i += total_threads * step) {{
             {operation};
         }}
     }} else {{
-        for (i = start + tid * step; i < stop; i += total_threads * step) {{
+        for (i = start + pr_gid * step; i < stop; i += total_threads * step) {{
             {operation};
         }}
     }}"""
     elif unroll > 1:
         # Each block takes tiles of unroll * blockDim elements, thread t elements t, t +
         # blockDim, ...: every access of a trip is coalesced, and whole trips need no test.
-        params += ", long long n"
         loop = f"""
     const long long pr_tile = (long long)blockDim.x * {unroll};
     const long long pr_stride = (long long)gridDim.x * pr_tile;
@@ -256,9 +284,8 @@ def _elwise_source(
         }}
     }}"""
     else:
-        params += ", long long n"
         loop = f"""
-    for (i = tid; i < n; i += total_threads) {{
+    for (i = pr_gid; i < n; i += total_threads) {{
         {operation};
     }}"""
     return f"""{_header(arguments, preamble)}
@@ -266,9 +293,12 @@ def _elwise_source(
 
 extern "C" __global__ void {name}({params})
 {{
-    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    // tid, cta_start, total_threads and i: the names the original's kernels offered.
+    const long long tid = threadIdx.x;
+    const long long cta_start = (long long)blockDim.x * blockIdx.x;
+    const long long pr_gid = cta_start + tid;
     const long long total_threads = (long long)gridDim.x * blockDim.x;
-    (void)tid;
+    (void)pr_gid;
     (void)total_threads;
     long long i;
     (void)i;
@@ -295,9 +325,11 @@ def get_elwise_module(
     loop_prep: str = "",
     after_loop: str = "",
 ) -> Any:
-    """A SourceModule with the kernel ``name``: ``operation`` for each ``i`` in ``[0, n)``."""
+    """A SourceModule with the kernel ``name(arguments)``: ``operation`` for each ``i`` in
+    ``[0, n)``. As in the original, ``arguments`` must include ``n`` (the element count, e.g.
+    ``ScalarArg(numpy.uintp, "n")``); :func:`get_elwise_kernel_and_types` appends it."""
     args = _parse_arguments(arguments)
-    source = _elwise_source(args, operation, name, preamble, loop_prep, after_loop, False)
+    source = _kernel_source(args, operation, name, preamble, loop_prep, after_loop, False)
     return _module(source, keep, options)
 
 
@@ -311,15 +343,11 @@ def get_elwise_range_module(
     loop_prep: str = "",
     after_loop: str = "",
 ) -> Any:
-    """As :func:`get_elwise_module`, for ``i`` in ``range(start, stop, step)`` (extra args)."""
+    """As :func:`get_elwise_module`, for ``i`` in ``range(start, stop, step)``: ``arguments``
+    must include ``start``, ``stop`` and ``step``."""
     args = _parse_arguments(arguments)
-    source = _elwise_source(args, operation, name, preamble, loop_prep, after_loop, True)
+    source = _kernel_source(args, operation, name, preamble, loop_prep, after_loop, True)
     return _module(source, keep, options)
-
-
-def _format(arguments: Sequence[Argument], use_range: bool) -> str:
-    fmt = "".join(a.struct_char for a in arguments)
-    return fmt + ("qqq" if use_range else "q")
 
 
 def get_elwise_kernel_and_types(
@@ -331,16 +359,17 @@ def get_elwise_kernel_and_types(
     use_range: bool = False,
     **kwargs: Any,
 ) -> tuple[Any, Any, list[Argument]]:
-    """``(module, prepared function, parsed arguments)``; the function takes the arguments
-    followed by ``n`` (or ``start, stop, step`` with ``use_range``)."""
+    """``(module, prepared function, arguments)``: the arguments end with the ones appended
+    here, ``n`` (``uintp``), or ``start, stop, step`` (``intp``) with ``use_range``, and the
+    function is prepared for all of them."""
     unknown = set(kwargs) - {"preamble", "loop_prep", "after_loop"}
     if unknown:
         raise TypeError(f"unexpected keyword arguments: {sorted(unknown)}")
-    args = _parse_arguments(arguments)
+    args = _parse_arguments(arguments) + _count_arguments(use_range)
     getter = get_elwise_range_module if use_range else get_elwise_module
     mod = getter(args, operation, name, keep, options, **kwargs)
     func = mod.get_function(name)
-    func.prepare(_format(args, use_range))
+    func.prepare("".join(a.struct_char for a in args))
     return mod, func, args
 
 
@@ -411,8 +440,8 @@ class ElementwiseKernel:
         self._items: int | None = None  # elements per thread and trip of the plain kernel
 
     def _compiled(self, use_range: bool) -> tuple[Any, ...]:
-        """(module, prepared function, context) for this context: compiled on first use, then
-        cached."""
+        """(module, prepared function, its arguments, context) for this context: compiled on
+        first use, then cached."""
         if not use_range and self._items is None:
             self._items = _unroll_for(
                 self.arguments, self.operation, self.gen_kwargs.get("loop_prep", ""),
@@ -421,7 +450,7 @@ class ElementwiseKernel:
         key = (_context_key(), use_range)
         compiled = self._kernels.get(key)
         if compiled is None:
-            mod, func, _ = get_elwise_kernel_and_types(
+            mod, func, args = get_elwise_kernel_and_types(
                 self.arguments,
                 self.operation,
                 self.name,
@@ -431,7 +460,7 @@ class ElementwiseKernel:
                 **self.gen_kwargs,
             )
             # The Context is kept with them: its handle (the key) is not reused meanwhile.
-            compiled = self._kernels[key] = (mod, func, drv.Context.get_current())
+            compiled = self._kernels[key] = (mod, func, args, drv.Context.get_current())
         return compiled
 
     def get_kernel(self, use_range: bool) -> Any:
@@ -441,9 +470,8 @@ class ElementwiseKernel:
     def generate_stride_kernel_and_types(self, use_range: bool) -> tuple[Any, Any, list[Argument]]:
         """``(module, prepared function, arguments)`` for this context, the arguments ending
         with the ones the kernel appends (``n``, or ``start, stop, step`` with ``use_range``)."""
-        mod, func, _ = self._compiled(use_range)
-        names = ("start", "stop", "step") if use_range else ("n",)
-        return mod, func, self.arguments + [ScalarArg(np.int64, name) for name in names]
+        mod, func, args, _ = self._compiled(use_range)
+        return mod, func, list(args)
 
     def get_texref(self, name: str, use_range: bool = False) -> Any:
         """The texture reference `name` declared in this kernel's ``preamble``

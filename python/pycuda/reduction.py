@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -593,13 +593,22 @@ class ReductionKernel:
         return packed, first, int(first.size), aligned
 
     def __call__(
-        self, *args: Any, stream: Any = None, out: Any = None, allocator: Any = None, **kw: Any
+        self,
+        *args: Any,
+        stream: Any = None,
+        out: Any = None,
+        allocator: Any = None,
+        kernel_wrapper: Callable[[Any], Any] | None = None,
+        **kw: Any,
     ) -> Any:
-        """Reduce; returns ``out`` or a new 0-d GPUArray of ``dtype_out``."""
+        """Reduce; returns ``out`` or a new 0-d GPUArray of ``dtype_out``.
+
+        ``kernel_wrapper``, as in the original, is applied to each stage's launcher (a
+        function's bound ``prepared_async_call``) before it is called, which it then is as
+        ``launch(grid, block, stream, *args)``: for timing or logging the launches.
+        """
         if kw:
-            kw.pop("kernel_wrapper", None)  # the original's hook, unused here
-            if kw:
-                raise TypeError(f"unexpected keyword arguments: {', '.join(kw)}")
+            raise TypeError(f"unexpected keyword arguments: {', '.join(kw)}")
         fast = self._single_array(args[0]) if self._single and len(args) == 1 else None
         packed, first, n, aligned = fast or self._launch_args(args)
         if allocator is None:
@@ -617,16 +626,22 @@ class ReductionKernel:
             )
         func, blocks, direct = self._stage1(n, aligned)
         block = self._block
+        if kernel_wrapper is not None:
+            # Both stages wrapped before either runs, as the original did.
+            stage1 = kernel_wrapper(func.prepared_async_call)
+            stage2 = kernel_wrapper(self.stage2_func.prepared_async_call)
+        else:
+            stage1, stage2 = _launcher(func), _launcher(self.stage2_func)
         if direct:
-            _launch(func, (1, 1), block, stream, [out.gpudata, *packed, n])
+            stage1((1, 1), block, stream, out.gpudata, *packed, n)
             return out
         # Raw memory, not a GPUArray: the partials may be of a struct type (argmax's pairs).
         # Without an allocator, from the context's pool as the result: a cuMemFree per call
         # would wait for the device.
         allocate = allocator or _gpuarray()._default_allocator()
         partials = allocate(blocks * self.dtype_out.itemsize)
-        _launch(func, (blocks, 1), block, stream, [partials, *packed, n])
-        _launch(self.stage2_func, (1, 1), block, stream, [out.gpudata, partials, blocks])
+        stage1((blocks, 1), block, stream, partials, *packed, n)
+        stage2((1, 1), block, stream, out.gpudata, partials, blocks)
         return out
 
 
@@ -647,6 +662,12 @@ def _resident_blocks(func: Any, block: int, sms: int, fallback: int) -> int:
     except (AttributeError, driver.Error):  # no occupancy query: the thread-count bound
         return fallback
     return sms * per_sm if per_sm > 0 else fallback
+
+
+def _launcher(func: Any) -> Callable[..., None]:
+    """``launch(grid, block, stream, *args)`` of a prepared function (a kernel_wrapper's
+    argument form), synchronous where ``stream`` is None."""
+    return lambda grid, block, stream, *args: _launch(func, grid, block, stream, list(args))
 
 
 def _launch(func: Any, grid: Any, block: Any, stream: Any, args: list[Any]) -> None:
@@ -786,24 +807,28 @@ def get_argminmax_kernel(what: str, dtype: Any) -> Any:
     return ArgExtremumKernel(what, dtype)
 
 
-def _truth_kernel(dtype: Any, neutral: str, op: str, name: str) -> ReductionKernel:
-    ctype = dtype_to_ctype(dtype)
+def _truth_kernel(
+    dtype_out: Any, dtype_in: Any, neutral: str, op: str, name: str
+) -> ReductionKernel:
+    ctype = dtype_to_ctype(dtype_in)
     return ReductionKernel(
-        np.bool_, neutral, op, map_expr="pycuda_truth(in[i])",
+        dtype_out, neutral, op, map_expr="pycuda_truth(in[i])",
         arguments=f"const {ctype} *in", name=name,
     )  # fmt: skip
 
 
 @context_dependent_memoize
-def get_any_kernel(dtype: Any) -> ReductionKernel:
-    """Whether any element of ``in`` is nonzero (NaN counts as true)."""
-    return _truth_kernel(dtype, "false", "a || b", "any_kernel")
+def get_any_kernel(dtype_out: Any, dtype_in: Any) -> ReductionKernel:
+    """Whether any element of ``in`` (``dtype_in``) is nonzero (NaN counts as true), as a
+    ``dtype_out`` (``bool``, as gpuarray.any asks)."""
+    return _truth_kernel(dtype_out, dtype_in, "false", "a || b", "any_kernel")
 
 
 @context_dependent_memoize
-def get_all_kernel(dtype: Any) -> ReductionKernel:
-    """Whether every element of ``in`` is nonzero (NaN counts as true)."""
-    return _truth_kernel(dtype, "true", "a && b", "all_kernel")
+def get_all_kernel(dtype_out: Any, dtype_in: Any) -> ReductionKernel:
+    """Whether every element of ``in`` (``dtype_in``) is nonzero (NaN counts as true), as a
+    ``dtype_out``."""
+    return _truth_kernel(dtype_out, dtype_in, "true", "a && b", "all_kernel")
 
 
 # }}}

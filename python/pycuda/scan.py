@@ -29,6 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from pycuda._cluda import CLUDA_PREAMBLE  # noqa: F401 - the original's scan module offers it
+from pycuda._scan_templates import (
+    EXCLUSIVE_UPDATE_SOURCE,
+    INCLUSIVE_UPDATE_SOURCE,
+    SCAN_INTERVALS_SOURCE,
+    SHARED_PREAMBLE,
+)
 from pycuda.tools import dtype_to_ctype
 
 # Measured on an H200 (int32, 2^26 elements; tuned with benchmarks/_kernel_sweep.py): tiles of
@@ -466,6 +473,10 @@ class _ScanKernel:
             )
 
 
+# The original's name for the common base class.
+_ScanKernelBase = _ScanKernel
+
+
 class InclusiveScanKernel(_ScanKernel):
     """``out[i] = in[0] op in[1] op ... op in[i]`` for an associative ``scan_expr`` in ``a``, ``b``.
 
@@ -474,6 +485,9 @@ class InclusiveScanKernel(_ScanKernel):
     """
 
     exclusive = False
+    # The original's final-update kernel template for this kind of scan (see
+    # pycuda._scan_templates); this class scans in one pass and does not launch it.
+    final_update_tp = INCLUSIVE_UPDATE_SOURCE
 
 
 class ExclusiveScanKernel(_ScanKernel):
@@ -484,6 +498,14 @@ class ExclusiveScanKernel(_ScanKernel):
     """
 
     exclusive = True
+    final_update_tp = EXCLUSIVE_UPDATE_SOURCE
 
 
-__all__ = ["ExclusiveScanKernel", "InclusiveScanKernel"]
+__all__ = [
+    "EXCLUSIVE_UPDATE_SOURCE",
+    "INCLUSIVE_UPDATE_SOURCE",
+    "SCAN_INTERVALS_SOURCE",
+    "SHARED_PREAMBLE",
+    "ExclusiveScanKernel",
+    "InclusiveScanKernel",
+]

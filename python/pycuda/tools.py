@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import pycuda.driver as cuda
+from pycuda._debug_memory_pool import DebugMemoryPool  # noqa: F401 - the original offers it here
 
 # The pools live in the extension; the original documents them here.
 from pycuda._driver import (  # noqa: E402, F401
@@ -43,44 +44,9 @@ from pycuda.compyte.dtypes import (
     dtype_to_ctype as _registry_dtype_to_ctype,
 )
 
-
-class DebugMemoryPool:
-    """A DeviceMemoryPool that logs every allocation: its size, where it came from, and the
-    pool's and the device's memory at that moment. For finding who holds device memory.
-
-        pool = DebugMemoryPool(logfile=open("alloc.log", "w"))
-        x = gpuarray.empty(1000, numpy.float32, allocator=pool.allocate)
-    """
-
-    def __init__(self, interactive: bool = True, logfile: Any = None) -> None:
-        from pycuda import _driver
-
-        self._pool = _driver.DeviceMemoryPool()
-        self.interactive = interactive
-        self.logfile = logfile
-
-    def allocate(self, size: int) -> Any:
-        import sys
-        import traceback
-
-        caller = traceback.extract_stack(limit=2)[0]
-        free, total = cuda.mem_get_info()
-        line = (
-            f"allocation of {size} bytes at {caller.filename}:{caller.lineno} "
-            f"(pool: held {self._pool.held_blocks}, active {self._pool.active_blocks}; "
-            f"device: free {free}, total {total})"
-        )
-        if self.logfile is not None:
-            print(line, file=self.logfile)
-        if self.interactive:
-            print(line, file=sys.stderr)
-        return self._pool.allocate(size)
-
-    def __getattr__(self, name: str) -> Any:
-        # held_blocks, active_blocks, free_held(), stop_holding(), ...: the pool's own.
-        if name == "_pool":  # not yet set: __init__ failed
-            raise AttributeError(name)
-        return getattr(self._pool, name)
+# The original's name for the registry's own mapping (no fp_tex hack): C names of NumPy
+# types, registered structs and vector types.
+base_dtype_to_ctype = _registry_dtype_to_ctype
 
 
 # {{{ default device and context

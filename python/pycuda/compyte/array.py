@@ -14,19 +14,23 @@ __all__ = [
     "as_strided",
     "bound",
     "c_contiguous_strides",
+    "equal_strides",
     "f_contiguous_strides",
     "get_common_dtype",
+    "is_c_contiguous_strides",
+    "is_f_contiguous_strides",
     "may_share_memory",
 ]
 
 
 def f_contiguous_strides(itemsize: int, shape: Sequence[int]) -> tuple[int, ...]:
-    """The strides of a Fortran-ordered array of ``shape`` (``()`` for 0-d)."""
+    """The strides of a Fortran-ordered array of ``shape`` (``()`` for 0-d); an axis of
+    length 0 counts as 1 for the strides of the others, as in NumPy."""
     strides = []
     step = itemsize
     for n in shape:
         strides.append(step)
-        step *= n
+        step *= max(1, n)
     return tuple(strides)
 
 
@@ -35,26 +39,43 @@ def c_contiguous_strides(itemsize: int, shape: Sequence[int]) -> tuple[int, ...]
     return f_contiguous_strides(itemsize, tuple(shape)[::-1])[::-1]
 
 
+def equal_strides(strides1: Sequence[int], strides2: Sequence[int], shape: Sequence[int]) -> bool:
+    """Whether two stride tuples address the same elements of ``shape``: equal except on axes
+    of length 1, whose stride is never used."""
+    if tuple(strides1) == tuple(strides2):
+        return True
+    if not len(strides1) == len(strides2) == len(shape):
+        return False
+    return all(n == 1 or a == b for n, a, b in zip(shape, strides1, strides2, strict=True))
+
+
+def is_f_contiguous_strides(strides: Sequence[int], itemsize: int, shape: Sequence[int]) -> bool:
+    """Whether ``strides`` lay out ``shape`` in Fortran order without gaps (empty: always)."""
+    return equal_strides(strides, f_contiguous_strides(itemsize, shape), shape) or (
+        0 in tuple(shape)
+    )
+
+
+def is_c_contiguous_strides(strides: Sequence[int], itemsize: int, shape: Sequence[int]) -> bool:
+    """Whether ``strides`` lay out ``shape`` in C order without gaps (empty: always)."""
+    return equal_strides(strides, c_contiguous_strides(itemsize, shape), shape) or (
+        0 in tuple(shape)
+    )
+
+
 class ArrayFlags:
     """``c_contiguous``, ``f_contiguous`` and ``forc`` of an array (any object with ``shape``,
-    ``strides`` and ``dtype``), by exact comparison of its strides, as the original's."""
+    ``strides`` and ``dtype``), by NumPy's rule as the original's: axes of length 1 may have
+    any stride, and an empty array is contiguous."""
 
     def __init__(self, ary: Any) -> None:
-        self.array = ary
+        itemsize, shape, strides = ary.dtype.itemsize, tuple(ary.shape), tuple(ary.strides)
+        self.f_contiguous = is_f_contiguous_strides(strides, itemsize, shape)
+        self.c_contiguous = is_c_contiguous_strides(strides, itemsize, shape)
+        self.forc = self.f_contiguous or self.c_contiguous
 
-    @property
-    def f_contiguous(self) -> bool:
-        a = self.array
-        return tuple(a.strides) == f_contiguous_strides(a.dtype.itemsize, a.shape)
-
-    @property
-    def c_contiguous(self) -> bool:
-        a = self.array
-        return tuple(a.strides) == c_contiguous_strides(a.dtype.itemsize, a.shape)
-
-    @property
-    def forc(self) -> bool:
-        return self.f_contiguous or self.c_contiguous
+    def __repr__(self) -> str:
+        return f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}"
 
 
 def get_common_dtype(obj1: Any, obj2: Any, allow_double: bool) -> np.dtype:

@@ -132,6 +132,44 @@ def fill_registry_with_c_types(
     reg.register_dtype(np.float16, ["__half", "half"])
 
 
+def fill_registry_with_opencl_c_types(reg: DTypeRegistry) -> None:
+    """Register OpenCL C's scalar type names (``uchar``, ``ulong``, ``intptr_t``, ...)."""
+    for dtype, names in (
+        (np.int8, ["char", "signed char"]),
+        (np.uint8, ["uchar", "unsigned char"]),
+        (np.int16, ["short", "signed short", "signed short int", "short signed int"]),
+        (np.uint16, ["ushort", "unsigned short", "unsigned short int", "short unsigned int"]),
+        (np.int32, ["int", "signed int"]),
+        (np.uint32, ["uint", "unsigned", "unsigned int"]),
+        (np.int64, ["long", "long int", "signed long int", "long signed int"]),
+        (np.uint64, ["ulong", "unsigned long", "unsigned long int", "long unsigned int"]),
+        (np.intp, ["intptr_t"]),
+        (np.uintp, ["uintptr_t"]),
+        (np.float32, ["float"]),
+        (np.float64, ["double"]),
+    ):
+        reg.get_or_register_dtype(names, dtype)
+
+
+def fill_registry_with_c99_stdint_types(reg: DTypeRegistry) -> None:
+    """Register ``bool`` and the <stdint.h> names (``int8_t`` ... ``uint64_t``,
+    ``uintptr_t``), ``float`` and ``double``."""
+    reg.get_or_register_dtype("bool", np.bool_)
+    for bits in (8, 16, 32, 64):
+        reg.get_or_register_dtype(f"int{bits}_t", np.dtype(f"int{bits}"))
+        reg.get_or_register_dtype(f"uint{bits}_t", np.dtype(f"uint{bits}"))
+    reg.get_or_register_dtype("uintptr_t", np.uintp)
+    reg.get_or_register_dtype("float", np.float32)
+    reg.get_or_register_dtype("double", np.float64)
+
+
+def fill_registry_with_c99_complex_types(reg: DTypeRegistry) -> None:
+    """Register C99's ``float complex``, ``double complex`` and ``long double complex``."""
+    reg.get_or_register_dtype("float complex", np.complex64)
+    reg.get_or_register_dtype("double complex", np.complex128)
+    reg.get_or_register_dtype("long double complex", np.clongdouble)
+
+
 def parse_c_arg_backend(
     c_arg: str,
     scalar_arg_factory: Callable[[np.dtype, str], Any],
@@ -171,6 +209,16 @@ _default_registry = DTypeRegistry()
 fill_registry_with_c_types(_default_registry, respect_windows=True)
 _default_registry.register_dtype(np.complex64, ["pycuda::complex<float>"])
 _default_registry.register_dtype(np.complex128, ["pycuda::complex<double>"])
+
+# The original's module-level registry and its two maps (deprecated there, still used).
+TYPE_REGISTRY = _default_registry
+DTYPE_TO_NAME = TYPE_REGISTRY.dtype_to_name
+NAME_TO_DTYPE = TYPE_REGISTRY.name_to_dtype
+
+
+def _fill_dtype_registry(respect_windows: bool, include_bool: bool = True) -> None:
+    """Fill the default registry with the C types (already done when this module loads)."""
+    fill_registry_with_c_types(TYPE_REGISTRY, respect_windows, include_bool)
 
 
 def register_dtype(dtype: Any, c_names: str | Iterable[str], alias_ok: bool = False) -> None:

@@ -34,7 +34,8 @@ from pycuda.sparse.coordinate import CoordinateSpMV, check_value_dtype, check_ve
 from pycuda.tools import DeviceData, dtype_to_ctype
 
 # Each thread owns whole rows, so its adds to the shared y never race with another thread's.
-_PKT_KERNEL = r"""
+# The original's name and %-keys (its index_type/packed_index_type keys are int/unsigned here).
+PKT_KERNEL_TEMPLATE = r"""
 typedef %(value_type)s value_type;
 #define ROWS_PER_PACKET %(rows_per_packet)d
 #define THREADS_PER_PACKET %(threads_per_packet)d
@@ -72,7 +73,7 @@ spmv_pkt_kernel(const int *__restrict__ packet_base_rows, const int *__restrict_
 
 def pkt_kernel_source(dtype: Any, rows_per_packet: int, threads_per_packet: int) -> str:
     """The CUDA C of the packet kernel for values of ``dtype`` (float32 or float64)."""
-    return _PKT_KERNEL % {
+    return PKT_KERNEL_TEMPLATE % {
         "value_type": dtype_to_ctype(dtype),
         "rows_per_packet": rows_per_packet,
         "threads_per_packet": threads_per_packet,
