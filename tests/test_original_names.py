@@ -553,9 +553,9 @@ _COO = (
     "counterpart in this deprecated module"
 )
 _ANY_ALL = (
-    "ours is NumPy's any/all(axis=None, out=None, keepdims=False, *, stream, allocator); the "
-    "original's positional any(stream, allocator) is recognized by type (a Stream first), and "
-    "stream=/allocator= work as keywords, but a positional any(None, allocator) does not"
+    "ours is NumPy's any/all(axis=None, out=None, keepdims=False, *, stream, allocator): the "
+    "parameter names differ; the original's positional any(stream, allocator) is recognized by "
+    "type (a Stream first, or an allocator second), and stream=/allocator= work as keywords"
 )
 KNOWN_DIFFERENCES = {
     ("pycuda.gpuarray", "GPUArray.any"): _ANY_ALL,

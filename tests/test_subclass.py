@@ -312,3 +312,19 @@ def test_originals_kernel_helpers(device):
 
 
 # }}}
+
+
+@pytest.mark.gpu
+def test_any_all_take_the_originals_positional_arguments(ctx):
+    import pycuda.driver as drv
+
+    a = gpuarray.to_gpu(np.array([0, 0, 3], np.int32))
+    taken = []
+
+    def allocator(nbytes):
+        taken.append(nbytes)
+        return drv.mem_alloc(nbytes)
+
+    stream = drv.Stream()
+    assert bool(a.any(stream, allocator).get()) and not bool(a.all(None, allocator).get())
+    assert taken and bool(a.any(None).get()) and bool(a.any(stream).get())

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pycuda import _axis_scan, _reduce_ops
+from pycuda import _axis_scan, _driver, _reduce_ops
 
 
-def _is_stream(value: Any) -> bool:
+def _originals_arguments(axis: Any, out: Any) -> bool:
+    """Whether ``any``/``all`` were called as the original's ``(stream, allocator)``: a Stream
+    first, or an allocator (a callable that is no array) second."""
     from pycuda import driver
 
-    return isinstance(value, driver.Stream)
+    return isinstance(axis, driver.Stream) or (
+        out is not None and callable(out) and not isinstance(out, _driver.ArrayBase)
+    )
 
 
 class ReductionMethods:
@@ -161,7 +165,7 @@ class ReductionMethods:
         allocator: Any = None,
     ) -> Any:
         """Whether any element along ``axis`` is nonzero (bool)."""
-        if _is_stream(axis):  # the original's any(stream, allocator)
+        if _originals_arguments(axis, out):  # the original's any(stream, allocator)
             axis, stream, out, allocator = None, axis, None, out
         return _reduce_ops.any(self, stream, allocator, axis=axis, out=out, keepdims=keepdims)
 
@@ -175,7 +179,7 @@ class ReductionMethods:
         allocator: Any = None,
     ) -> Any:
         """Whether every element along ``axis`` is nonzero (bool)."""
-        if _is_stream(axis):  # the original's all(stream, allocator)
+        if _originals_arguments(axis, out):  # the original's all(stream, allocator)
             axis, stream, out, allocator = None, axis, None, out
         return _reduce_ops.all(self, stream, allocator, axis=axis, out=out, keepdims=keepdims)
 
