@@ -453,6 +453,7 @@ void bind_function(nb::module_& m) {
                                              .c_str());
                 prepare(f, nb::cast<std::string>(format));
             },
+            nb::for_setter(nb::arg("value").none()), // None unprepares
             "The struct-style format prepare() made (None before it); assigning one prepares "
             "with it.")
         .def(

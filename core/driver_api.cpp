@@ -115,6 +115,9 @@ DriverLoad load_driver() {
                        " is too old: it lacks cuGetProcAddress (CUDA 11.3 or newer is needed)";
         return result;
     }
+    // The legacy default stream, named rather than left to the lookup's default: as in the
+    // original (linked against libcuda without per-thread streams), a synchronous copy or a
+    // launch without a stream orders itself after work queued on the program's streams.
     // The toolkit's stub libcuda (lib64/stubs, for linking only) exports every symbol, but
     // cuGetProcAddress answers CUDA_ERROR_STUB_LIBRARY for all of them.
     bool stub = false;
@@ -123,9 +126,9 @@ DriverLoad load_driver() {
         CUresult status;
         if (v2) {
             CUdriverProcAddressQueryResult found{};
-            status = v2(symbol, out, version, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+            status = v2(symbol, out, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found);
         } else {
-            status = v1(symbol, out, version, CU_GET_PROC_ADDRESS_DEFAULT);
+            status = v1(symbol, out, version, CU_GET_PROC_ADDRESS_LEGACY_STREAM);
         }
         stub = stub || status == CUDA_ERROR_STUB_LIBRARY;
         if (status != CUDA_SUCCESS)

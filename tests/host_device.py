@@ -235,6 +235,7 @@ def install(monkeypatch: Any) -> HostDevice:
     # The fast paths' per-context state (allocator, kernels) and the remembered launches are
     # made from the above.
     monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
+    monkeypatch.setattr(_fast_ops, "_context_handle", lambda: 0)  # (a GPU's may be current)
     monkeypatch.setattr(elementwise, "_GRID_BLOCKS", {})
     return device
 

@@ -39,6 +39,8 @@ def recorder(monkeypatch):
     monkeypatch.setattr(driver, "mem_alloc", Memory(1 << 50).allocate)
     monkeypatch.setattr(gpuarray, "_default_allocator", lambda: rec.allocate)
     monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
+    # No context, as on a machine without a GPU (on one, other tests leave theirs current).
+    monkeypatch.setattr(_fast_ops, "_context_handle", lambda: 0)
     _forget_kernels()  # kernels memoized by other tests' stand-ins (context handle 0)
     yield rec
     _forget_kernels()  # and ours are not for later tests

@@ -239,6 +239,7 @@ def launch_log(monkeypatch):
     monkeypatch.setattr(compiler, "SourceModule", log.module)
     monkeypatch.setattr(driver.Context, "get_device", staticmethod(lambda: FakeDevice()))
     monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
+    monkeypatch.setattr(_fast_ops, "_context_handle", lambda: 0)  # no context, as without a GPU
     return log
 
 

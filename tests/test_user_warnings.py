@@ -4,6 +4,7 @@ user's line however deep in pycuda they are raised (CPU; the compiles use NVRTC)
 from __future__ import annotations
 
 import inspect
+import uuid
 import warnings
 
 import pytest
@@ -14,6 +15,13 @@ from pycuda._user_warnings import warn_user
 
 needs_nvrtc = pytest.mark.skipif(not _driver.nvrtc_available(), reason="NVRTC is not installed")
 SMALL = "__global__ void twice(float *a) { a[threadIdx.x] *= 2; }"
+
+
+def _fresh(source: str) -> str:
+    """``source`` made unique, so that no cache of an earlier compile in this process (other
+    tests run in the same worker) answers instead of the compiler."""
+    return f"// {uuid.uuid4()}\n{source}"
+
 
 # Code that runs as if it were part of the package, three calls deep.
 _INNER = """
@@ -58,7 +66,7 @@ def test_compiler_messages_point_at_the_compile_call(tmp_path, monkeypatch):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         line = inspect.currentframe().f_lineno + 1
-        C.compile(SMALL, arch="sm_90", options=["--ptxas-options=-v"], cache_dir=False)
+        C.compile(_fresh(SMALL), arch="sm_90", options=["--ptxas-options=-v"], cache_dir=False)
     [w] = [w for w in caught if "ptxas info" in str(w.message)]
     assert (w.filename, w.lineno) == (__file__, line)
 
@@ -73,6 +81,6 @@ def test_compiler_messages_point_at_the_source_module(monkeypatch):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         line = inspect.currentframe().f_lineno + 1
-        C.SourceModule(SMALL, arch="sm_90", options=["-Xptxas", "-v"], cache_dir=False)
+        C.SourceModule(_fresh(SMALL), arch="sm_90", options=["-Xptxas", "-v"], cache_dir=False)
     [w] = [w for w in caught if "ptxas info" in str(w.message)]
     assert (w.filename, w.lineno) == (__file__, line)
