@@ -608,7 +608,7 @@ class Function:
         """
 
     @arg_format.setter
-    def arg_format(self, arg: object, /) -> None: ...
+    def arg_format(self, value: object | None) -> None: ...
 
     def get_attribute(self, attr: int) -> int:
         """cuFuncGetAttribute (a function_attribute)."""
