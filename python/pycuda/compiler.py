@@ -71,6 +71,7 @@ from pycuda._nvcc_options import (  # noqa: F401 - part of this module's API
     refuse_output_options,
     translate_options,
 )
+from pycuda._struct_attributes import hoist_struct_attributes
 from pycuda._user_warnings import warn_compiler_output, warn_user
 
 _PACKAGE_HEADER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda")
@@ -324,7 +325,7 @@ def compile(
         keep, cache_dir = True, False
     if not no_extern_c:
         source = 'extern "C" {\n' + source + "\n}\n"
-    source = rewrite_texture_references(source)
+    source = hoist_struct_attributes(rewrite_texture_references(source))
     arch_defaulted = arch is None and code is None and not _names_arch(options)
     if arch_defaulted:
         # The device's architecture is part of what is compiled, so part of every key.
