@@ -1,10 +1,10 @@
 // bindings/flat_launches.cpp: pycuda._driver.FlatLaunches, the hot path of gpuarray's binary
 // operators on C-contiguous operands of one shape (a + b, a * 2.0, 1 - a, ...).
 //
-// gpuarray's Python fast path (pycuda._fast_ops) resolves an operator once per combination of
-// operand types, compiles its flat kernel and launches it; then it remembers here what that
-// launch took, keyed by (operator, operand types, reflected, context, element count). A later
-// call with that key is served here without running Python: the operands' attributes read, a
+// pycuda._operators decides an operator once per combination of operand types (a Plan),
+// compiles its flat kernel and launches it; then it remembers here what that launch took,
+// keyed by (operator, operand types, reflected, context, element count). A later call with
+// that key is served here without running Python: the operands' fields read, a
 // block from the context's pool, one launch, the result made as GPUArray._fresh makes it
 // (array_base.hpp's make_array; the operands' fields read from ArrayBase's layout). The
 // Python fast path cost ~1 µs more per call than this (a fifth of a small `a + b` on an H100's
@@ -98,32 +98,27 @@ std::size_t FlatKeyHash::operator()(const FlatKey& k) const noexcept {
     return h;
 }
 
-FlatLaunches::FlatLaunches(nb::handle namespace_, nb::handle fallback, std::size_t capacity)
-    : namespace_(nb::borrow(namespace_)), fallback_(nb::borrow(fallback)), capacity_(capacity) {
-    if (!PyDict_Check(namespace_.ptr()) || !PyUnicode_Check(fallback.ptr()))
-        throw nb::type_error("FlatLaunches(namespace: dict, fallback: str, capacity: int)");
-}
+FlatLaunches::FlatLaunches(std::size_t capacity) : capacity_(capacity) {}
 
-void FlatLaunches::bind(nb::handle array_type) {
+void FlatLaunches::bind(nb::handle array_type, nb::handle fallback) {
+    if (!PyCallable_Check(fallback.ptr()))
+        throw nb::type_error("FlatLaunches.bind: fallback must be callable");
     if (!PyType_Check(array_type.ptr()) ||
         !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(array_type.ptr()), array_base_type()))
         throw nb::type_error("FlatLaunches.bind: array_type must be a subclass of ArrayBase");
     entries_.clear();
     array_type_ = nb::borrow(array_type);
+    fallback_ = nb::borrow(fallback);
 }
 
 nb::object FlatLaunches::binary(PyObject* array, PyObject* op, PyObject* other, bool reflected) {
     if (nb::object result = try_binary(array, op, other, reflected))
         return result;
-    PyObject* fallback = PyDict_GetItemWithError(namespace_.ptr(), fallback_.ptr()); // borrowed
-    if (!fallback) {
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_RuntimeError, "pycuda._fast_ops.%U is gone", fallback_.ptr());
-        throw nb::python_error();
-    }
+    if (!fallback_.is_valid())
+        throw nb::type_error("FlatLaunches: no array type bound yet");
     PyObject* args[] = {array, op, other, reflected ? Py_True : Py_False};
-    nb::object keep = nb::borrow(fallback); // the call may replace it in the namespace
-    PyObject* out = PyObject_Vectorcall(fallback, args, 4, nullptr);
+    nb::object keep = fallback_; // the call may rebind the table
+    PyObject* out = PyObject_Vectorcall(keep.ptr(), args, 4, nullptr);
     if (!out)
         throw nb::python_error();
     return nb::steal(out);
@@ -131,8 +126,12 @@ nb::object FlatLaunches::binary(PyObject* array, PyObject* op, PyObject* other, 
 
 bool FlatLaunches::remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool reflected,
                             std::uintptr_t context, long long n, nb::handle function, unsigned grid,
-                            unsigned block, nb::handle allocate, nb::handle result,
-                            Py_ssize_t itemsize, nb::handle convert, nb::handle lo, nb::handle hi) {
+                            unsigned block, nb::handle allocate, nb::handle plan) {
+    // The plan's declared fields (pycuda._operators.Plan; tests/test_layout.py pins them).
+    nb::object result = plan.attr("result");
+    Py_ssize_t itemsize = nb::cast<Py_ssize_t>(plan.attr("itemsize"));
+    nb::object convert = plan.attr("flat_convert");
+    nb::object lo = plan.attr("lo"), hi = plan.attr("hi");
     nb::object pool_obj = nb::steal(PyObject_GetAttrString(allocate.ptr(), "__self__"));
     if (!pool_obj.is_valid()) {
         PyErr_Clear();
@@ -161,15 +160,15 @@ bool FlatLaunches::remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool 
     e.pool = pool->pool;
     e.allocate = nb::borrow(allocate);
     e.convert = nb::borrow(convert);
-    e.lo = lo.is_none() ? LLONG_MIN : clamped(lo);
-    e.hi = hi.is_none() ? LLONG_MAX : clamped(hi);
+    // Unbounded (a float infinity) where the rules do not depend on an int's value.
+    e.lo = PyLong_Check(lo.ptr()) ? clamped(lo) : LLONG_MIN;
+    e.hi = PyLong_Check(hi.ptr()) ? clamped(hi) : LLONG_MAX;
     FlatKey key{op.ptr(), lhs.ptr(), rhs.ptr(), reinterpret_cast<CUcontext>(context), n, reflected};
     entries_.insert_or_assign(key, std::move(e));
     return true;
 }
 
 int FlatLaunches::traverse(visitproc visit, void* arg) const {
-    Py_VISIT(namespace_.ptr());
     Py_VISIT(fallback_.ptr());
     Py_VISIT(array_type_.ptr());
     for (const auto& [key, e] : entries_) {
@@ -309,29 +308,28 @@ PyMethodDef binary_def = {
     "binary", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&binary_raw)),
     METH_FASTCALL,
     "binary(array, op, other, reflected)\n\n`array op other` (`other op array` when reflected) "
-    "as a new GPUArray where remembered; else what pycuda._fast_ops._fast_binary gives."};
+    "as a new GPUArray where remembered; else what the bound fallback gives."};
 
 } // namespace
 
 void bind_flat_launches(nb::module_& m) {
     nb::class_<FlatLaunches> cls(
         m, "FlatLaunches", nb::type_slots(flat_slots),
-        "The remembered flat launches of gpuarray's binary operators (see pycuda._fast_ops).");
-    cls.def(nb::init<nb::handle, nb::handle, std::size_t>(), nb::arg("namespace"),
-            nb::arg("fallback"), nb::arg("capacity"))
-        .def("bind", &FlatLaunches::bind, nb::arg("array_type"),
-             "Serve the exact instances of `array_type` (GPUArray) from now on.")
+        "The remembered flat launches of gpuarray's binary operators (see pycuda._operators).");
+    cls.def(nb::init<std::size_t>(), nb::arg("capacity"))
+        .def("bind", &FlatLaunches::bind, nb::arg("array_type"), nb::arg("fallback"),
+             "Serve the exact instances of `array_type` (GPUArray) from now on; calls not "
+             "served here go to fallback(array, op, other, reflected).")
         .def("operator", &make_flat_operator, nb::arg("name"), nb::arg("op"),
              nb::arg("reflected") = false,
              "A method descriptor for `array_type.<name>`: `op` (an interned ufunc name) served "
-             "as binary() serves it, then by array._binary_general(op, other, reflected).")
+             "as binary() serves it.")
         .def("remember", &FlatLaunches::remember, nb::arg("op"), nb::arg("lhs"), nb::arg("rhs"),
              nb::arg("reflected"), nb::arg("context"), nb::arg("n"), nb::arg("function"),
-             nb::arg("grid"), nb::arg("block"), nb::arg("allocate"), nb::arg("result"),
-             nb::arg("itemsize"), nb::arg("convert").none(), nb::arg("lo").none(),
-             nb::arg("hi").none(),
-             "Remember the launch the Python path made for this key; False where it cannot be "
-             "served here (`allocate` not a DeviceMemoryPool's, a stand-in function).")
+             nb::arg("grid"), nb::arg("block"), nb::arg("allocate"), nb::arg("plan"),
+             "Remember the launch the Python path made for this key and plan; False where it "
+             "cannot be served here (`allocate` not a DeviceMemoryPool's, a stand-in "
+             "function).")
         .def("clear", &FlatLaunches::clear, "Forget every remembered launch.")
         .def("__len__", &FlatLaunches::size);
     nb::object descr =

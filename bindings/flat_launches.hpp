@@ -47,27 +47,28 @@ struct FlatEntry {
     long long lo = LLONG_MIN, hi = LLONG_MAX; // the Python ints the rules were resolved for
 };
 
-/// The table of remembered launches (one per process, made by pycuda._fast_ops). The GIL
+/// The table of remembered launches (one per process, made by pycuda._operators). The GIL
 /// guards it.
 class FlatLaunches {
 public:
-    /// `namespace[fallback]` is the Python path (_fast_ops._fast_binary), looked up per miss
-    /// so that it can be replaced; launches are forgotten after `capacity` of them.
-    FlatLaunches(nb::handle namespace_, nb::handle fallback, std::size_t capacity);
+    /// Launches are forgotten after `capacity` of them.
+    explicit FlatLaunches(std::size_t capacity);
 
-    /// The class whose exact instances are served (GPUArray, a subclass of ArrayBase; set once
-    /// it exists).
-    void bind(nb::handle array_type);
+    /// Serve the exact instances of `array_type` (GPUArray, a subclass of ArrayBase) from now
+    /// on; a call not served here is `fallback(array, op, other, reflected)` (the operators'
+    /// Python implementation, pycuda._operators.binary).
+    void bind(nb::handle array_type, nb::handle fallback);
 
-    /// `array op other` (`other op array` when reflected) where remembered, else what the
-    /// Python path gives (a new array, or None where the general path must decide).
+    /// `array op other` (`other op array` when reflected): launched here where remembered,
+    /// else what `fallback` gives.
     nb::object binary(PyObject* array, PyObject* op, PyObject* other, bool reflected);
 
-    /// Remembers a launch the Python path just made; false where it cannot be served here.
+    /// Remembers a launch the Python path just made for `plan` (a pycuda._operators.Plan,
+    /// read through its declared fields: result, itemsize, flat_convert, lo, hi); false where
+    /// it cannot be served here.
     bool remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool reflected,
                   std::uintptr_t context, long long n, nb::handle function, unsigned grid,
-                  unsigned block, nb::handle allocate, nb::handle result, Py_ssize_t itemsize,
-                  nb::handle convert, nb::handle lo, nb::handle hi);
+                  unsigned block, nb::handle allocate, nb::handle plan);
 
     void clear() { entries_.clear(); }
     std::size_t size() const { return entries_.size(); }
@@ -80,7 +81,7 @@ private:
     /// The result, or a null object where the Python path must decide.
     nb::object try_binary(PyObject* array, PyObject* op, PyObject* other, bool reflected);
 
-    nb::object namespace_, fallback_, array_type_;
+    nb::object fallback_, array_type_;
     std::size_t capacity_;
     std::unordered_map<FlatKey, FlatEntry, FlatKeyHash> entries_;
 };

@@ -4,8 +4,7 @@
 // A Python `def __add__` costs a frame per `a + b`: 0.4 µs on an H100's host, a tenth of the
 // whole call. This descriptor is called by CPython's operator slots without one (it is a
 // method descriptor, so `a + b` calls it unbound with (a, b)); it asks the FlatLaunches table
-// (a launch served in C++, else the Python fast path) and, where those decline, calls
-// a._binary_general(op, b, reflected) as the Python operators did.
+// (a launch served in C++, else the table's fallback: pycuda._operators.binary).
 #include "bindings/flat_operator.hpp"
 
 #include "bindings/flat_launches.hpp"
@@ -31,11 +30,6 @@ struct FlatOperator {
 
 PyTypeObject* operator_type = nullptr; // made once by bind_flat_operator, never freed
 
-PyObject* general_name() {
-    static PyObject* name = PyUnicode_InternFromString("_binary_general");
-    return name;
-}
-
 PyObject* apply(FlatOperator* self, PyObject* array, PyObject* other) {
     return guarded([&]() -> nb::object {
         if (!nb::inst_ready(self->table))
@@ -47,15 +41,7 @@ PyObject* apply(FlatOperator* self, PyObject* array, PyObject* other) {
                                   "' requires a '" + type->tp_name + "' object, got '" +
                                   Py_TYPE(array)->tp_name + "'")
                                      .c_str());
-        nb::object result = table.binary(array, self->op, other, self->reflected != 0);
-        if (!result.is_none())
-            return result;
-        PyObject* args[] = {array, self->op, other, self->reflected ? Py_True : Py_False};
-        PyObject* out = PyObject_VectorcallMethod(general_name(), args,
-                                                  4 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
-        if (!out)
-            throw nb::python_error();
-        return nb::steal(out);
+        return table.binary(array, self->op, other, self->reflected != 0);
     });
 }
 

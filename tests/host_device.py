@@ -19,6 +19,7 @@ import tempfile
 from types import SimpleNamespace
 from typing import Any
 
+import array_seams
 import numpy as np
 
 from pycuda import _array_kernels as ak
@@ -164,7 +165,7 @@ class HostDevice:
         return HostFunction(lib, name, fmt, self.grid, self.block)
 
     def kernel(self, kind: str, out_dtype: Any, operands: Any, expr: str, p: int) -> HostFunction:
-        """Stands in for gpuarray._kernel."""
+        """Stands in for the element-wise kernel factory (_array_core.seams.kernel)."""
         if kind == "flat":
             source = ak.flat_kernel("pycuda_elwise", out_dtype, operands, expr, p)
             fmt = "P" + "".join(op.arg_char for op in operands) + "q"
@@ -225,18 +226,14 @@ class _Config:
 
 def install(monkeypatch: Any) -> HostDevice:
     """Route gpuarray's kernels, memory and copies to a HostDevice (undone by monkeypatch)."""
-    from pycuda import _fast_ops, elementwise, gpuarray
-
     device = HostDevice()
-    monkeypatch.setattr(gpuarray, "_kernel", device.kernel)
-    monkeypatch.setattr(gpuarray, "_default_allocator", lambda: device.allocate)
-    monkeypatch.setattr(gpuarray, "_driver", device.driver_namespace())
-    monkeypatch.setattr(elementwise, "launch_config", lambda n, items=1: _Config(device))
-    # The fast paths' per-context state (allocator, kernels) and the remembered launches are
-    # made from the above.
-    monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
-    monkeypatch.setattr(_fast_ops, "_context_handle", lambda: 0)  # (a GPU's may be current)
-    monkeypatch.setattr(elementwise, "_GRID_BLOCKS", {})
+    array_seams.replace(
+        monkeypatch,
+        kernel=device.kernel,
+        allocate=device.allocate,
+        driver=device.driver_namespace(),
+        launch_config=lambda n, items=1: _Config(device),
+    )
     return device
 
 
@@ -274,5 +271,4 @@ def install_elementwise(monkeypatch: Any, device: HostDevice) -> None:
     monkeypatch.setattr(elementwise, "_module", module)
     monkeypatch.setattr(elementwise, "drv", SimpleNamespace(Context=context))
     monkeypatch.setattr(elementwise, "_context_key", context.get_current)
-    monkeypatch.setattr(elementwise, "launch_config", lambda n, items=1: _Config(device))
-    monkeypatch.setattr(elementwise, "_GRID_BLOCKS", {})
+    array_seams.replace(monkeypatch, launch_config=lambda n, items=1: _Config(device))

@@ -1,8 +1,9 @@
 """Records the element-wise kernels gpuarray generates, so CPU tests can compile them with NVRTC.
 
 ``install(monkeypatch)`` routes memory and copies to the host stand-in (``host_device``) and
-replaces ``gpuarray._kernel`` by a recorder whose kernels do nothing: calling GPUArray operations
-then collects every kernel they would launch, without running any. ``compile_all`` compiles
+replaces the element-wise kernel factory (``_array_core.seams.kernel``) by a recorder whose
+kernels do nothing: calling GPUArray operations then collects every kernel they would launch,
+without running any. ``compile_all`` compiles
 them all, renamed, as one NVRTC module per call.
 """
 
@@ -31,7 +32,7 @@ class KernelRecorder:
         self.sources: dict[str, None] = {}  # an ordered set
 
     def kernel(self, kind: str, out_dtype: Any, operands: Any, expr: str, p: int) -> _Idle:
-        """Stands in for gpuarray._kernel: writes the kernel's source as _kernel would."""
+        """Stands in for the kernel factory: writes the kernel's source as it would."""
         name = "pc_recorded_kernel"
         if kind == "flat":
             source = ak.flat_kernel(name, out_dtype, operands, expr, p)
@@ -51,9 +52,9 @@ class KernelRecorder:
 
 
 def install(monkeypatch: Any) -> KernelRecorder:
-    from pycuda import gpuarray
+    from pycuda import _array_core
 
     host_device.install(monkeypatch)
     recorder = KernelRecorder()
-    monkeypatch.setattr(gpuarray, "_kernel", recorder.kernel)
+    monkeypatch.setattr(_array_core.seams, "kernel", recorder.kernel)
     return recorder

@@ -6,7 +6,7 @@ import host_device
 import numpy as np
 import pytest
 
-from pycuda import elementwise
+from pycuda import _array_core, elementwise
 from pycuda._c_types import dtype_to_ctype
 from pycuda.compiler import compile as cuda_compile
 from pycuda.gpuarray import GPUArray
@@ -249,7 +249,7 @@ def test_get_elwise_kernel(device):
 
     func = elementwise.get_elwise_kernel("double *z, double v", "z[i] = v * i", "ramp")
     z = gpuarray.empty(100, np.float64)
-    config = elementwise.launch_config(100)
+    config = _array_core.seams.launch_config(100)
     func.prepared_call(config.grid, config.block, z.gpudata, 0.5, 100)
     np.testing.assert_array_equal(z.get(), 0.5 * np.arange(100))
 
@@ -266,7 +266,7 @@ def test_get_elwise_module_takes_the_arguments_as_given(device):
     func = mod.get_function("ramp_n")
     func.prepare("".join(a.struct_char for a in args))
     z = gpuarray.zeros(100, np.float64)
-    config = elementwise.launch_config(100)
+    config = _array_core.seams.launch_config(100)
     func.prepared_call(config.grid, config.block, z.gpudata, 0.5, 60)
     expected = np.where(np.arange(100) < 60, 0.5 * np.arange(100), 0)
     np.testing.assert_array_equal(z.get(), expected)

@@ -7,12 +7,13 @@ import collections.abc
 import operator
 import warnings
 
+import array_seams
 import host_device
 import numpy as np
 import pytest
 
+from pycuda import _array_core, gpuarray
 from pycuda import _array_kernels as ak
-from pycuda import _fast_ops, elementwise, gpuarray
 from pycuda._dtype_rules import BINARY_OPS, binary_op_dtypes, unary_result_dtype
 from pycuda.compiler import compile as cuda_compile
 from pycuda.gpuarray import GPUArray
@@ -208,11 +209,12 @@ class _Recorder:
 @pytest.fixture
 def recorder(monkeypatch):
     rec = _Recorder()
-    monkeypatch.setattr(gpuarray, "_kernel", rec.kernel)
-    monkeypatch.setattr(gpuarray, "_default_allocator", lambda: rec.allocate)
-    monkeypatch.setattr(elementwise, "launch_config", lambda n, items=1: _Config())
-    monkeypatch.setattr(elementwise, "_GRID_BLOCKS", {})
-    monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
+    array_seams.replace(
+        monkeypatch,
+        kernel=rec.kernel,
+        allocate=rec.allocate,
+        launch_config=lambda n, items=1: _Config(),
+    )
     return rec
 
 
@@ -290,7 +292,7 @@ def test_strided_kernels_split_indices_in_32_bits_below_2_31(recorder, monkeypat
     a = GPUArray((4, 6), np.float32)
     a[:, ::2] + 1
     assert recorder.calls[-1][0] == "strided32"
-    monkeypatch.setattr(gpuarray, "_INDEX32_LIMIT", 10)
+    monkeypatch.setattr(_array_core, "_INDEX32_LIMIT", 10)
     a[:, ::2] + 1
     assert recorder.calls[-1][0] == "strided"
 
@@ -492,7 +494,7 @@ def test_astype_every_pair(device, src):
 
 
 def test_64_bit_strided_kernels(device, monkeypatch):
-    monkeypatch.setattr(gpuarray, "_INDEX32_LIMIT", 0)
+    monkeypatch.setattr(_array_core, "_INDEX32_LIMIT", 0)
     a = np.arange(60.0).reshape(3, 4, 5)
     ga = gpuarray.to_gpu(a)
     np.testing.assert_array_equal(

@@ -8,12 +8,14 @@ import threading
 import warnings
 from functools import partial
 
+import array_seams
 import host_device
 import numpy as np
 import pytest
 from launch_log import Memory
 
-from pycuda import _fast_ops, elementwise, gpuarray
+from pycuda import _array_core, gpuarray
+from pycuda import _operators as ops
 from pycuda._dtype_rules import BINARY_OPS
 from pycuda.gpuarray import GPUArray
 
@@ -52,13 +54,9 @@ class _Config:
 @pytest.fixture
 def recorder(monkeypatch):
     rec = _Recorder()
-    monkeypatch.setattr(gpuarray, "_kernel", rec.kernel)
-    monkeypatch.setattr(gpuarray, "_default_allocator", lambda: rec.allocate)
-    monkeypatch.setattr(elementwise, "launch_config", _Config)
-    monkeypatch.setattr(elementwise, "_GRID_BLOCKS", {})
-    monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
-    # No context, as on a machine without a GPU (on one, other tests leave theirs current).
-    monkeypatch.setattr(_fast_ops, "_context_handle", lambda: 0)
+    array_seams.replace(
+        monkeypatch, kernel=rec.kernel, allocate=rec.allocate, launch_config=_Config
+    )
     return rec
 
 
@@ -90,12 +88,10 @@ def test_array_operators_launch_what_the_general_path_launches(recorder, dtype):
         a, b = GPUArray((5, 3), dtype), GPUArray((5, 3), other)
         for op in BINARY_OPS:
             for reflected in (False, True):
-                fast = _outcome(recorder, partial(_fast_ops._fast_binary, a, op, b, reflected))
-                slow = _outcome(recorder, partial(a._binary_general, op, b, reflected))
-                if isinstance(slow[0], type) and issubclass(slow[0], Exception):
-                    # The fast path declines (None); the operator then raises the same error.
-                    assert _fast_ops._fast_binary(a, op, b, reflected) is None
-                    continue
+                fast = _outcome(recorder, partial(ops.flat_binary, a, op, b, reflected))
+                slow = _outcome(recorder, partial(ops.general_binary, a, op, b, reflected))
+                # The same launch, or the same error: both take their dtypes from one plan
+                # (binary_plan), which raises NumPy's error for a pair that has none.
                 assert fast == slow, (op, dtype, other, reflected)
 
 
@@ -105,19 +101,18 @@ def test_scalar_operators_launch_what_the_general_path_launches(recorder, dtype)
     for value in SCALARS:
         for op in BINARY_OPS:
             for reflected in (False, True):
-                run_fast = partial(_fast_ops._fast_binary, a, op, value, reflected)
-                slow = _outcome(recorder, partial(a._binary_general, op, value, reflected))
-                try:
-                    fast_result = _strict(run_fast)
-                except Exception as exc:
-                    fast_result = exc
-                if isinstance(slow[0], type) and issubclass(slow[0], Exception):
-                    # Declined, or the same error (the conversion of the value raises it).
-                    assert fast_result is None or type(fast_result) is slow[0], (op, value)
-                    continue
-                if fast_result is None:
-                    continue  # declined: an int whose value decides (see _FastOp.lo)
+                run_fast = partial(ops.flat_binary, a, op, value, reflected)
+                slow = _outcome(recorder, partial(ops.general_binary, a, op, value, reflected))
                 fast = _outcome(recorder, run_fast)
+                failed = isinstance(slow[0], type) and issubclass(slow[0], Exception)
+                if fast is None:
+                    # declined: an int whose value decides (outside the plan's lo..hi), or a
+                    # type with no plan (the general path raises NumPy's error)
+                    assert type(value) is int or failed, (op, dtype, value)
+                    continue
+                if failed:
+                    assert fast[0] is slow[0], (op, value)  # the same error
+                    continue
                 assert fast == slow, (op, dtype, value, reflected)
 
 
@@ -127,8 +122,8 @@ def test_in_place_operators_launch_what_the_general_path_launches(recorder, dtyp
     others = [GPUArray((5, 3), d) for d in DTYPES] + SCALARS + [a]
     for other in others:
         for op in BINARY_OPS:
-            run_fast = partial(_fast_ops._fast_inplace, a, op, other)
-            slow = _outcome(recorder, partial(a._binary_general, op, other, out=a))
+            run_fast = partial(ops.flat_inplace, a, op, other)
+            slow = _outcome(recorder, partial(ops.general_binary, a, op, other, out=a))
             try:
                 fast_result = _strict(run_fast)
             except Exception as exc:
@@ -145,7 +140,7 @@ def test_in_place_operators_launch_what_the_general_path_launches(recorder, dtyp
 
 def test_in_place_operators_take_the_fast_path_only_where_it_applies(recorder):
     a = GPUArray((12,), np.float32)
-    fast = _fast_ops._fast_inplace
+    fast = ops.flat_inplace
     assert fast(a, "add", a) is a and fast(a, "add", 2) is a
     assert fast(a[:6], "add", a[6:]) is not None  # neighbours, not overlapping
     assert fast(a[:6], "add", a[3:9]) is None  # overlapping: the general path copies first
@@ -170,8 +165,8 @@ def test_unary_operations_launch_what_the_general_path_launches(recorder, dtype)
         a = GPUArray(shape, dtype)
         for op in UNARY:
             for out in map(np.dtype, DTYPES):
-                fast = _outcome(recorder, partial(_fast_ops._fast_unary, a, op, out))
-                slow = _outcome(recorder, partial(a._unary, op, out, None, stream))
+                fast = _outcome(recorder, partial(ops.flat_unary, a, op, out))
+                slow = _outcome(recorder, partial(ops.unary, a, op, out, None, stream))
                 if isinstance(slow[0], type) and issubclass(slow[0], Exception):
                     assert fast is None or fast[0] is slow[0], (op, dtype, out)
                     continue
@@ -201,7 +196,7 @@ def test_fill_launches_what_the_general_path_launches(recorder, dtype):
 
 def test_operators_take_the_fast_path_only_where_it_applies(recorder):
     a, b = GPUArray((4, 6), np.float32), GPUArray((4, 6), np.float32)
-    fast = _fast_ops._fast_binary
+    fast = ops.flat_binary
     assert fast(a, "add", b, False) is not None
     assert fast(a, "add", 2, False) is not None and fast(a, "add", 2.0, True) is not None
     assert fast(a, "add", np.float64(2), False).dtype == np.float64
@@ -225,14 +220,14 @@ def test_operators_take_the_fast_path_only_where_it_applies(recorder):
 def test_the_operators_use_the_fast_path(recorder, monkeypatch):
     a, b = GPUArray((10,), np.float32), GPUArray((10,), np.float32)
     seen = []
-    real = _fast_ops._fast_binary
+    real = ops.flat_binary
 
     def spy(x, op, other, reflected):
         result = real(x, op, other, reflected)
         seen.append((op, reflected, result is not None))
         return result
 
-    monkeypatch.setattr(_fast_ops, "_fast_binary", spy)  # the operators' C++ side calls it
+    monkeypatch.setattr(ops, "flat_binary", spy)  # the operators' C++ side misses into it
     a + b, 2 - a, a * 3.0, a / b, a**2, a < b, a == 1, a % b
     assert seen == [("add", False, True), ("subtract", True, True), ("multiply", False, True),
                     ("true_divide", False, True), ("power", False, True), ("less", False, True),
@@ -260,7 +255,7 @@ def test_results_keep_the_operands_allocator(recorder):
     assert (a * 2).allocator is allocate
     # arrays given no allocator hold the context's default one; their results too
     default = GPUArray((8,), np.float32)
-    assert default.allocator is gpuarray._context_allocator()
+    assert default.allocator is _array_core.context_allocator()
     assert (default + a).allocator is default.allocator
 
 
@@ -273,23 +268,23 @@ def test_misaligned_operands_get_narrower_accesses(recorder):
     b = GPUArray((100,), np.float64)
     a[2:] + b[2:]  # 8-byte aligned float32 with 16-byte aligned float64: as the general path
     fast_width = recorder.calls[-1][4]
-    a[2:]._binary_general("add", b[2:])
+    ops.general_binary(a[2:], "add", b[2:])
     assert recorder.calls[-1][4] == fast_width == 2
 
 
 def test_launches_are_cached_per_context_and_size(recorder, monkeypatch):
     handle = [0]
-    monkeypatch.setattr(_fast_ops, "_context_handle", lambda: handle[0])
+    monkeypatch.setattr(_array_core.seams, "context_handle", lambda: handle[0])
     a = GPUArray((10,), np.float32)
     a + a
     first = recorder.calls[-1]
     handle[0] = 1234  # another context: its own allocator, kernels and launches
     other = _Recorder()
-    monkeypatch.setattr(gpuarray, "_default_allocator", lambda: other.allocate)
-    monkeypatch.setattr(_fast_ops.drv.Context, "get_current", staticmethod(lambda: "ctx"))
+    monkeypatch.setattr(_array_core.seams, "default_allocator", lambda: other.allocate)
+    monkeypatch.setattr(_array_core.drv.Context, "get_current", staticmethod(lambda: "ctx"))
     out = a + a
-    assert out.ptr >= other.next - 512 and set(_fast_ops._FAST_CONTEXTS) == {0, 1234}
-    assert _fast_ops._FAST_CONTEXTS[1234].context == "ctx"
+    assert out.ptr >= other.next - 512 and set(_array_core.STATES) == {0, 1234}
+    assert _array_core.STATES[1234].context == "ctx"
     assert recorder.calls[-1][5] == first[5]
     b = GPUArray((11,), np.float32)
     b + b
@@ -297,23 +292,21 @@ def test_launches_are_cached_per_context_and_size(recorder, monkeypatch):
     from pycuda.tools import clear_context_caches
 
     clear_context_caches()
-    assert _fast_ops._FAST_CONTEXTS == {}
+    assert _array_core.STATES == {}
 
 
 def test_launch_cache_is_bounded(recorder, monkeypatch):
-    monkeypatch.setattr(_fast_ops, "_MAX_LAUNCHES", 4)
-    monkeypatch.setattr(elementwise, "_MAX_LAUNCHES", 4)
+    monkeypatch.setattr(_array_core, "MAX_ENTRIES", 4)
     for n in range(1, 20):
         a = GPUArray((n,), np.float32)
         a + a
         assert recorder.calls[-1][5] == _Config(n, recorder.calls[-1][4]).grid
-    state = _fast_ops._FAST_CONTEXTS[0]
-    assert len(state.kernels) <= 4 and len(elementwise._GRID_BLOCKS) <= 4
+    assert len(_array_core.STATES[0].plans) <= 4
 
 
 def test_empty_0d_is_what_the_constructor_makes(recorder):
     for allocator in (None, _Recorder().allocate):
-        out = gpuarray._empty_0d(np.dtype(np.int64), allocator)
+        out = _array_core.empty_0d(np.dtype(np.int64), allocator)
         made = GPUArray((), np.int64, allocator)
         keys = ("dtype", "shape", "strides", "size", "allocator", "base", "nbytes", "_c")
         assert [getattr(out, k) for k in keys] == [getattr(made, k) for k in keys]
@@ -352,14 +345,14 @@ def test_fast_and_general_paths_agree(device, dtype, other, op):
         for reflected in (False, True):
             if reflected and op == "power" and np.dtype(dtype).kind == "i":
                 continue
-            fast = _fast_ops._fast_binary(a, op, b, reflected)
+            fast = ops.flat_binary(a, op, b, reflected)
             assert fast is not None
-            slow = a._binary_general(op, b, reflected)
+            slow = ops.general_binary(a, op, b, reflected)
             assert (fast.dtype, fast.shape, fast.strides) == (slow.dtype, slow.shape, slow.strides)
             np.testing.assert_array_equal(fast.get(), slow.get())
         fast, slow = a.copy(), a.copy()
-        if _fast_ops._fast_inplace(fast, op, b) is not None:  # where the result casts back
-            slow._binary_general(op, b, out=slow)
+        if ops.flat_inplace(fast, op, b) is not None:  # where the result casts back
+            ops.general_binary(slow, op, b, out=slow)
             np.testing.assert_array_equal(fast.get(), slow.get())
 
 
@@ -431,9 +424,9 @@ FLAT_CASES = [
 def _twice(op, a, b, reflected):
     """The operator as gpuarray's operators call it: the first call made by the Python path
     (and remembered), the second served in C++."""
-    first = _fast_ops._FLAT.binary(a, op, b, reflected)
-    before = len(_fast_ops._FLAT)
-    second = _fast_ops._FLAT.binary(a, op, b, reflected)
+    first = ops.FLAT.binary(a, op, b, reflected)
+    before = len(ops.FLAT)
+    second = ops.FLAT.binary(a, op, b, reflected)
     return first, second, before
 
 
@@ -457,7 +450,7 @@ def test_flat_launches_match_the_python_path(ctx, dtype, other, op, shape):
             want = getattr(np, op)(hb, host) if reflected else getattr(np, op)(host, hb)
             for out in (first, second):
                 assert type(out) is GPUArray and out.base is None
-                assert out.allocator is a.allocator is gpuarray._context_allocator()
+                assert out.allocator is a.allocator is _array_core.context_allocator()
                 assert (out.dtype, out.shape, out.strides) == (want.dtype, want.shape, want.strides)
                 assert out.ptr == int(out.gpudata) and out.flags.c_contiguous
                 assert out.size == want.size and out.nbytes == want.nbytes
@@ -511,9 +504,9 @@ def test_flat_launches_return_blocks_to_the_pool_and_are_cleared(ctx):
     assert pool.active_blocks == active + 10
     del results
     assert pool.active_blocks == active
-    assert len(_fast_ops._FLAT) >= 1
+    assert len(ops.FLAT) >= 1
     tools.clear_context_caches()
-    assert len(_fast_ops._FLAT) == 0
+    assert len(ops.FLAT) == 0
     np.testing.assert_array_equal((a + a).get(), np.full(4096, 2, np.float32))
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from launch_log import FakeDevice, LaunchLog, Memory, without_new_memory
 
-from pycuda import _driver
+from pycuda import _array_core, _driver
 from pycuda import reduction as R
 
 needs_nvrtc = pytest.mark.skipif(not _driver.nvrtc_available(), reason="NVRTC is not installed")
@@ -233,52 +233,53 @@ def test_bad_arguments_are_clear(nvrtc_modules):
 
 @pytest.fixture
 def launch_log(monkeypatch):
-    from pycuda import _fast_ops, compiler, driver
+    import array_seams
+
+    from pycuda import compiler, driver
 
     log = LaunchLog()
     monkeypatch.setattr(compiler, "SourceModule", log.module)
     monkeypatch.setattr(driver.Context, "get_device", staticmethod(lambda: FakeDevice()))
-    monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
-    monkeypatch.setattr(_fast_ops, "_context_handle", lambda: 0)  # no context, as without a GPU
+    array_seams.replace(monkeypatch)  # no context (as without a GPU), no plans kept yet
     return log
 
 
 @pytest.mark.parametrize("n", [1, 1000, 4097, 10**7])
-def test_one_array_shortcut_launches_what_the_general_path_launches(launch_log, n):
+def test_plain_arrays_launch_what_the_general_path_launches(launch_log, n):
     from pycuda.gpuarray import GPUArray
+
+    class Sub(GPUArray):  # a subclass takes the general path
+        pass
 
     allocate = Memory().allocate
     k = R.ReductionKernel(np.float32, "0", "a+b", arguments="const float *in")
     for offset in (0, 1, 4):
         base = GPUArray((n + offset,), np.float32, allocator=allocate)
         a = base[offset:]
-        assert a._c  # worked out (and cached): the shortcut then applies
-        general = GPUArray((n,), np.float32, allocate, gpudata=a.gpudata, strides=(4,))
-        assert k._single_array(a) == k._launch_args((a,))
-        packed, first, size, aligned = k._single_array(general)
-        assert first is general and (packed, size, aligned) == k._launch_args((a,))[::2] + (
-            k._launch_args((a,))[3],
-        )
+        general = Sub((n,), np.float32, allocate, gpudata=a.gpudata, strides=(4,))
         launch_log.calls.clear()
         out = k(a)
-        fast_calls = without_new_memory(launch_log.calls)
+        plain_calls = without_new_memory(launch_log.calls)
         assert launch_log.calls[-1][3][0] == out.ptr and out.shape == () and out._c
-        assert out.dtype == np.float32 and out.allocator is allocate
+        assert out.dtype == np.float32 and out.allocator is allocate and type(out) is GPUArray
+        state = _array_core.state()
+        assert (k, n, k._aligned(a.ptr)) in state.plans  # the plan it launched from is kept
         launch_log.calls.clear()
         k(general)
-        assert fast_calls == without_new_memory(launch_log.calls)
-        stages = [call[0] for call in fast_calls]
+        assert plain_calls == without_new_memory(launch_log.calls)
+        stages = [call[0] for call in plain_calls]
         # one launch where one block's worth of work (with 16-byte loads where aligned)
         assert len(stages) == (1 if n <= 256 * (16 if offset % 4 == 0 else 8) else 2)
 
 
-def test_one_array_shortcut_leaves_the_checks_to_the_general_path(launch_log):
+def test_plain_path_leaves_the_checks_to_the_general_path(launch_log):
     from pycuda.gpuarray import GPUArray
 
     k = R.ReductionKernel(np.float32, "0", "a+b", arguments="const float *in")
     a = GPUArray((10, 10), np.float32, allocator=Memory().allocate)
-    assert k._single_array(a[:, ::2]) is None and k._single_array(_HostArray(3)) is None
-    assert k._single_array(GPUArray((3,), np.float64, allocator=Memory().allocate)) is None
+    assert k._call_plain(a[:, ::2], None) is None
+    assert k._call_plain(GPUArray((3,), np.float64, allocator=Memory().allocate), None) is None
+    assert k._call_plain(GPUArray((0,), np.float32, allocator=Memory().allocate), None) is None
     with pytest.raises(ValueError, match="not contiguous"):
         k(a[:, ::2])
     with pytest.raises(TypeError, match="dtype float64"):

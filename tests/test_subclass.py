@@ -9,7 +9,7 @@ import host_device
 import numpy as np
 import pytest
 
-from pycuda import cumath, gpuarray
+from pycuda import _array_core, cumath, gpuarray
 from pycuda.gpuarray import GPUArray
 
 BASE = 1 << 20  # a made-up device address: layout logic only, no memory is touched
@@ -95,7 +95,7 @@ def test_an_array_made_without_init_has_no_attributes_until_assigned():
 
 def test_default_allocator_is_a_callable():
     a = GPUArray((4,), np.float32, gpudata=BASE)
-    assert callable(a.allocator) and a.allocator is gpuarray._context_allocator()
+    assert callable(a.allocator) and a.allocator is _array_core.context_allocator()
 
 
 def test_subclass_with_its_own_constructor_keeps_what_it_assigns():

@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from pycuda.reduction import _launch, _resident_blocks  # shared with the ReductionKernel
+from pycuda import _array_core as core
+from pycuda import compiler, driver
+from pycuda._reduction_parts import minmax_neutral, resident_blocks
 from pycuda.tools import dtype_to_ctype
 
 BLOCK = 256
@@ -155,9 +157,7 @@ __device__ __forceinline__ void pr_block(pr_key &bv, long long &bi) {{
 def source(what: str, dtype: Any, name: str, block: int = BLOCK, unroll: int = UNROLL) -> str:
     """The CUDA source of ``name``_stage1, _stage1_vec (16-byte loads) and _stage2."""
     dtype = np.dtype(dtype)
-    from pycuda.reduction import get_minmax_neutral
-
-    neutral = get_minmax_neutral(what, dtype)  # refuses complex values
+    neutral = minmax_neutral(what, dtype)  # refuses complex values
     ctype = dtype_to_ctype(dtype)
     key_ctype = "float" if dtype == np.float16 else ctype
     includes = "#include <cuda_fp16.h>\n" if dtype == np.float16 else ""
@@ -189,9 +189,6 @@ class ArgExtremumKernel:
     the index of its first maximum (``what="max"``) or minimum as a 0-d int64 GPUArray."""
 
     def __init__(self, what: str, dtype: Any, name: str | None = None) -> None:
-        from pycuda import driver
-        from pycuda.compiler import SourceModule
-
         if what not in ("max", "min"):
             raise ValueError(f"what must be 'max' or 'min', got {what!r}")
         self.what = what
@@ -199,7 +196,7 @@ class ArgExtremumKernel:
         name = name or f"arg{what}_kernel"
         self.block, self.unroll = BLOCK, UNROLL
         self.source = source(what, self.dtype, name, self.block, self.unroll)
-        self.module = SourceModule(self.source, no_extern_c=True)
+        self.module = compiler.SourceModule(self.source, no_extern_c=True)
         self.stage1_func = self.module.get_function(f"{name}_stage1")
         self.stage1_vec_func = self.module.get_function(f"{name}_stage1_vec")
         self.stage2_func = self.module.get_function(f"{name}_stage2")
@@ -210,15 +207,13 @@ class ArgExtremumKernel:
         sms = dev.get_attribute(driver.device_attribute.MULTIPROCESSOR_COUNT)
         per_sm = dev.get_attribute(driver.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)
         self._resident = {
-            f: _resident_blocks(f, self.block, sms, sms * max(1, per_sm // self.block))
+            f: resident_blocks(f, self.block, sms, sms * max(1, per_sm // self.block))
             for f in (self.stage1_func, self.stage1_vec_func)
         }
         self._pair_bytes = 16  # pycuda_arg_best: a value of at most 8 bytes and an index
 
     def __call__(self, a: Any, stream: Any = None, allocator: Any = None, out: Any = None) -> Any:
         """The index of the first extremum of ``a`` (non-empty) as a 0-d int64 GPUArray."""
-        from pycuda import gpuarray
-
         if not hasattr(a, "gpudata") or not hasattr(a, "dtype"):
             raise TypeError(f"a must be a GPUArray, got {type(a).__name__}")
         if a.dtype != self.dtype:
@@ -234,7 +229,7 @@ class ArgExtremumKernel:
         if allocator is None:
             allocator = getattr(a, "allocator", None)
         if out is None:
-            out = gpuarray._new_result(a, (), np.dtype(np.int64), allocator=allocator)
+            out = core.new_result(a, (), np.dtype(np.int64), allocator=allocator)
         elif out.dtype != np.int64 or out.size != 1:
             raise TypeError(f"out must be a GPUArray of one int64, got {out.size} of {out.dtype}")
         ptr = int(a.gpudata)
@@ -242,9 +237,9 @@ class ArgExtremumKernel:
         per_block = self.block * (16 // self.dtype.itemsize if func is self.stage1_vec_func else 1)
         blocks = max(1, min(-(-n // per_block), self._resident[func]))
         # Without an allocator, from the context's pool as the result (not a cuMemFree per call).
-        partials = (allocator or gpuarray._default_allocator())(blocks * self._pair_bytes)
-        _launch(func, (blocks, 1), (self.block, 1, 1), stream, [partials, ptr, n])
-        _launch(self.stage2_func, (1, 1), (STAGE2_BLOCK, 1, 1), stream,
+        partials = (allocator or core.context_allocator())(blocks * self._pair_bytes)
+        core.launch(func, (blocks, 1), (self.block, 1, 1), stream, [partials, ptr, n])
+        core.launch(self.stage2_func, (1, 1), (STAGE2_BLOCK, 1, 1), stream,
                 [out.gpudata, partials, blocks])  # fmt: skip
         return out
 

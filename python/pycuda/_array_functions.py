@@ -7,37 +7,25 @@ pycuda.gpuarray re-exports each of them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pycuda import _array_core as core
+from pycuda import _operators as ops
 from pycuda._array_kernels import compute_ctype
 from pycuda._broadcast import broadcast_shapes
 from pycuda._c_types import dtype_to_ctype
 from pycuda._dtype_rules import promote
 from pycuda._shape import compact_strides, like_strides
 
-# Set by bind() when pycuda.gpuarray is imported (it imports this module before it defines
-# GPUArray): the array type these functions make, and gpuarray, whose helpers they call.
-GPUArray: Any = None
-_gpuarray: Any = None
-
-
-def bind(gpuarray: ModuleType) -> None:
-    """Gives these functions ``gpuarray``'s GPUArray and helpers (see above)."""
-    global GPUArray, _gpuarray
-    GPUArray = gpuarray.GPUArray
-    _gpuarray = gpuarray
+if TYPE_CHECKING:
+    from pycuda.gpuarray import GPUArray
 
 
 def to_gpu(ary: Any, allocator: Callable[[int], Any] | None = None) -> GPUArray:
     """A GPUArray copy of the host array ``ary`` (same axis order)."""
-    ary = np.asarray(ary)
-    strides = compact_strides(ary.shape, ary.strides, ary.itemsize)
-    result = GPUArray(ary.shape, ary.dtype, allocator, strides=strides)
-    result.set(ary)
-    return result
+    return core.to_device(ary, allocator)
 
 
 def to_gpu_async(
@@ -46,7 +34,7 @@ def to_gpu_async(
     """to_gpu() queued on ``stream`` (``ary`` should be page-locked to overlap)."""
     ary = np.asarray(ary)
     strides = compact_strides(ary.shape, ary.strides, ary.itemsize)
-    result = GPUArray(ary.shape, ary.dtype, allocator, strides=strides)
+    result = core.new_array(ary.shape, ary.dtype, allocator, strides=strides)
     result.set_async(ary, stream)
     return result
 
@@ -58,7 +46,7 @@ def zeros(
     order: str = "C",
 ) -> GPUArray:
     """A new array of zeros."""
-    return GPUArray(shape, dtype, allocator, order=order).fill(0)
+    return core.new_array(shape, dtype, allocator, order=order).fill(0)
 
 
 def ones(
@@ -68,7 +56,7 @@ def ones(
     order: str = "C",
 ) -> GPUArray:
     """A new array of ones."""
-    return GPUArray(shape, dtype, allocator, order=order).fill(1)
+    return core.new_array(shape, dtype, allocator, order=order).fill(1)
 
 
 def empty_like(other_ary: GPUArray, dtype: Any = None, order: str = "K") -> GPUArray:
@@ -78,7 +66,7 @@ def empty_like(other_ary: GPUArray, dtype: Any = None, order: str = "K") -> GPUA
     itemsize = other_ary.dtype.itemsize
     strides = like_strides(other_ary.shape, other_ary.strides, itemsize, order)
     strides = tuple(s // itemsize * dtype.itemsize for s in strides)
-    return GPUArray(other_ary.shape, dtype, other_ary.allocator, strides=strides)
+    return core.new_array(other_ary.shape, dtype, other_ary.allocator, strides=strides)
 
 
 def zeros_like(other_ary: GPUArray, dtype: Any = None, order: str = "K") -> GPUArray:
@@ -129,7 +117,7 @@ def arange(*args: Any, **kwargs: Any) -> GPUArray:
     return to_gpu_async(host, allocator, stream)
 
 
-def _binary_function(
+def binary_function(
     op: str,
     a: Any,
     b: Any,
@@ -138,66 +126,64 @@ def _binary_function(
     body: str | None = None,
     result_dtype: Any = None,
 ):
-    if isinstance(a, GPUArray):
-        return a._binary(op, b, out=out, stream=stream, body=body, result_dtype=result_dtype)
-    if isinstance(b, GPUArray):
-        return b._binary(
-            op, a, reflected=True, out=out, stream=stream, body=body, result_dtype=result_dtype
-        )
+    if core.is_array(a):
+        return ops.binary(a, op, b, False, out, stream, body, result_dtype)
+    if core.is_array(b):
+        return ops.binary(b, op, a, True, out, stream, body, result_dtype)
     raise TypeError(f"{op}: at least one argument must be a GPUArray")
 
 
 def maximum(a: Any, b: Any, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
     """The element-wise maximum (NumPy's: NaN propagates); either argument may be a scalar."""
-    return _binary_function("maximum", a, b, out, stream)
+    return binary_function("maximum", a, b, out, stream)
 
 
 def minimum(a: Any, b: Any, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
     """The element-wise minimum (NumPy's: NaN propagates); either argument may be a scalar."""
-    return _binary_function("minimum", a, b, out, stream)
+    return binary_function("minimum", a, b, out, stream)
 
 
 def logical_and(x1: Any, x2: Any, /, out: GPUArray | None = None, *, allocator: Any = None):
     """Element-wise ``x1 and x2`` as a bool array."""
-    return _binary_function("equal", x1, x2, out, None, "(pc_cast<bool>(A) && pc_cast<bool>(B))")
+    return binary_function("equal", x1, x2, out, None, "(pc_cast<bool>(A) && pc_cast<bool>(B))")
 
 
 def logical_or(x1: Any, x2: Any, /, out: GPUArray | None = None, *, allocator: Any = None):
     """Element-wise ``x1 or x2`` as a bool array."""
-    return _binary_function("equal", x1, x2, out, None, "(pc_cast<bool>(A) || pc_cast<bool>(B))")
+    return binary_function("equal", x1, x2, out, None, "(pc_cast<bool>(A) || pc_cast<bool>(B))")
 
 
 def logical_not(x: GPUArray, /, out: GPUArray | None = None, *, allocator: Any = None):
     """Element-wise ``not x`` as a bool array."""
-    if not isinstance(x, GPUArray):
+    if not core.is_array(x):
         raise TypeError(f"logical_not takes a GPUArray, got {type(x).__name__}")
-    return x._unary("logical_not", np.dtype(np.bool_), out)
+    return ops.unary(x, "logical_not", np.dtype(np.bool_), out)
 
 
 def _select(
     condition: str, criterion: GPUArray, then_: Any, else_: Any, out: Any, stream: Any
 ) -> GPUArray:
-    if not isinstance(criterion, GPUArray):
+    if not core.is_array(criterion):
         raise TypeError(f"the criterion must be a GPUArray, got {type(criterion).__name__}")
     operands = [criterion, then_, else_]
-    shapes = [x.shape for x in operands if isinstance(x, GPUArray)]
+    shapes = [x.shape for x in operands if core.is_array(x)]
     shape = broadcast_shapes(*shapes)
-    values = [x.dtype if isinstance(x, (GPUArray, np.generic)) else x for x in (then_, else_)]
+    values = [x.dtype if core.is_array(x) or isinstance(x, np.generic) else x for x in operands[1:]]
     dtype = promote(values[0], values[1])
     if out is None:
-        out = GPUArray(shape, dtype, criterion.allocator)
+        out = core.new_array(shape, dtype, criterion.allocator)
     else:
-        _gpuarray._check_out(out, shape, dtype, "where")
+        core.check_out(out, shape, dtype, "where")
     inputs: list[Any] = []
     for x in operands:
-        if isinstance(x, GPUArray):
-            inputs.append(x.copy(stream) if _gpuarray._overlaps(out, x) else x)
+        if core.is_array(x):
+            inputs.append(x.copy(stream) if core.overlaps(out, x) else x)
         else:
             inputs.append((x, dtype))
     t = dtype_to_ctype(dtype)
     c = condition.format(x=f"pc_cast<{compute_ctype(criterion.dtype)}>(x0)")
     expr = f"({c} ? pc_cast<{t}>(x1) : pc_cast<{t}>(x2))"
-    _gpuarray._elementwise(out, inputs, expr, stream)
+    core.elementwise(out, inputs, expr, stream)
     return out
 
 

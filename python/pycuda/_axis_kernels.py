@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pycuda._array_kernels import HELPERS as _ARRAY_HELPERS
 from pycuda._axis_plan import GROUP
 from pycuda._c_types import ctype_to_dtype
-from pycuda.reduction import _HELPERS as _REDUCTION_HELPERS
+from pycuda._reduction_parts import REDUCTION_HELPERS as _REDUCTION_HELPERS
 
 _FOLD_EVERY = 16
 _MAX_WARPS = 8  # blocks have at most 256 threads

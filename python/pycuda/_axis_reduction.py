@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import _array_core as core
+from pycuda import compiler, driver
 from pycuda._array_kernels import compute_dtype
 from pycuda._axis_kernels import (
     ReduceOp,
@@ -44,6 +46,7 @@ from pycuda._axis_plan import (
     result_shape,
 )
 from pycuda._c_types import dtype_to_ctype
+from pycuda.reduction import get_minmax_neutral
 from pycuda.tools import context_dependent_memoize
 
 _NAME = "pycuda_axis_reduce"
@@ -110,8 +113,6 @@ def reduce_op(
 
     For var/std this is the second pass (squared deviations from the means in ``pr_aux``).
     """
-    from pycuda.reduction import get_minmax_neutral
-
     in_c, res_c = dtype_to_ctype(in_dtype), dtype_to_ctype(res)
     if name in ("sum", "prod", "mean"):
         acc = _acc(result_dtype(name, in_dtype, dtype))
@@ -172,9 +173,7 @@ def _mean_acc(in_dtype: np.dtype, dtype: Any) -> np.dtype:
 def _module(op: ReduceOp, kept: int, red: int, vec: int = 0) -> dict[tuple[str, bool], Any]:
     """The prepared kernels of ``op`` over ``kept`` and ``red`` merged dimensions (and the
     vector first pass of ``vec`` elements per load, when ``vec``)."""
-    from pycuda.compiler import SourceModule
-
-    mod = SourceModule(reduction_source(_NAME, op, kept, red, vec), no_extern_c=True)
+    mod = compiler.SourceModule(reduction_source(_NAME, op, kept, red, vec), no_extern_c=True)
     funcs = {}
     for (kind, first), kname in kernel_names(_NAME, vec).items():
         func = mod.get_function(kname)
@@ -186,8 +185,6 @@ def _module(op: ReduceOp, kept: int, red: int, vec: int = 0) -> dict[tuple[str, 
 @context_dependent_memoize
 def _wave() -> int:
     """How many 256-thread blocks the current device holds at once."""
-    from pycuda import driver
-
     dev = driver.Context.get_device()
     sms = dev.get_attribute(driver.device_attribute.MULTIPROCESSOR_COUNT)
     per_sm = dev.get_attribute(driver.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)
@@ -195,11 +192,7 @@ def _wave() -> int:
 
 
 def _launch(func: Any, launch: Any, stream: Any, args: list[Any]) -> None:
-    block = (launch.block, launch.rows, 1)
-    if stream is None:
-        func.prepared_call(launch.grid, block, *args)
-    else:
-        func.prepared_async_call(launch.grid, block, stream, *args)
+    core.launch(func, launch.grid, (launch.block, launch.rows, 1), stream, args)
 
 
 def _vector_ok(layout: AxisLayout, launch: Any, in_ptr: int, itemsize: int, vec: int) -> bool:
@@ -308,9 +301,7 @@ def run_passes(
 
 
 def _check_out(out: Any, shape: tuple[int, ...], name: str) -> None:
-    from pycuda.gpuarray import GPUArray
-
-    if not isinstance(out, GPUArray):
+    if not core.is_array(out):
         raise TypeError(f"{name}: out must be a GPUArray, got {type(out).__name__}")
     if out.shape != shape:
         raise ValueError(f"{name}: out has shape {out.shape}, expected {shape}")
@@ -318,11 +309,9 @@ def _check_out(out: Any, shape: tuple[int, ...], name: str) -> None:
 
 def _compacted(a: Any, axes: tuple[int, ...]) -> tuple[Any, tuple[int, ...]]:
     """A C-contiguous copy of ``a`` with the kept axes first: two merged dimensions at most."""
-    from pycuda.gpuarray import GPUArray
-
     kept = [k for k in range(a.ndim) if k not in axes]
     t = a.transpose(kept + list(axes))
-    tmp = GPUArray(t.shape, a.dtype, a.allocator)
+    tmp = core.new_array(t.shape, a.dtype, a.allocator)
     tmp[...] = t
     return tmp, tuple(range(len(kept), a.ndim))
 
@@ -351,9 +340,7 @@ def reduce(  # noqa: A001 - NumPy's name for what this does
     ddof: int = 0,
 ) -> Any:
     """Reduction ``name`` of the GPUArray ``a`` over ``axis``; see the module's docstring."""
-    from pycuda.gpuarray import GPUArray, _new_result, _overlaps
-
-    if not isinstance(a, GPUArray):
+    if not core.is_array(a):
         raise TypeError(f"{name}: a must be a GPUArray, got {type(a).__name__}")
     if not _reducible(a.dtype):
         raise TypeError(
@@ -375,8 +362,8 @@ def reduce(  # noqa: A001 - NumPy's name for what this does
     op, acc = reduce_op(name, a.dtype, res, dtype)
     allocator = allocator or a.allocator
     target = out
-    if out is None or _overlaps(out, a):
-        target = _new_result(a, shape, res, allocator=allocator)
+    if out is None or core.overlaps(out, a):
+        target = core.new_result(a, shape, res, allocator=allocator)
     _warn_empty(name, n_red, ddof)
     if n_out:
         _reduce_into(name, a, axes, keepdims, target, op, acc, dtype, stream, allocator, ddof)
@@ -390,10 +377,8 @@ def _reduce_into(
     name: str, a: Any, axes: tuple[int, ...], keepdims: bool, target: Any, op: ReduceOp,
     acc: np.dtype, dtype: Any, stream: Any, allocator: Any, ddof: int,
 ) -> None:  # fmt: skip
-    from pycuda import gpuarray
-
     # Partials from the context's caching pool by default: a cuMemFree would synchronize.
-    alloc = allocator or gpuarray._default_allocator()
+    alloc = allocator or core.context_allocator()
     out_strides = target.strides
     if keepdims:
         out_strides = tuple(s for k, s in enumerate(out_strides) if k not in axes)

@@ -18,9 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import _array_core as core
+from pycuda import compiler
 from pycuda._array_kernels import HELPERS as _ARRAY_HELPERS
 from pycuda._axis_plan import axis_layout, normalize_axes
+from pycuda._axis_reduction import _acc, _sum_dtype
 from pycuda._c_types import dtype_to_ctype
+from pycuda.scan import InclusiveScanKernel
 from pycuda.tools import context_dependent_memoize
 
 _NAME = "pycuda_axis_scan"
@@ -32,8 +36,6 @@ _OPS = {"cumsum": ("a+b", "0"), "cumprod": ("a*b", "1")}
 
 def scan_dtypes(in_dtype: np.dtype, dtype: Any) -> tuple[np.dtype, np.dtype]:
     """(result dtype, accumulator dtype) of a cumsum/cumprod of ``in_dtype``."""
-    from pycuda._axis_reduction import _acc, _sum_dtype
-
     res = _sum_dtype(in_dtype) if dtype is None else np.dtype(dtype)
     return res, _acc(res)
 
@@ -170,9 +172,7 @@ extern "C" __global__ void __launch_bounds__({_BLOCK}) {_NAME}_block({params})
 
 @context_dependent_memoize
 def _axis_module(in_dtype: np.dtype, res: np.dtype, acc: np.dtype, name: str, kept: int):
-    from pycuda.compiler import SourceModule
-
-    mod = SourceModule(scan_source(in_dtype, res, acc, name, kept), no_extern_c=True)
+    mod = compiler.SourceModule(scan_source(in_dtype, res, acc, name, kept), no_extern_c=True)
     funcs = {}
     for kind in ("thread", "block"):
         func = mod.get_function(f"{_NAME}_{kind}")
@@ -183,8 +183,6 @@ def _axis_module(in_dtype: np.dtype, res: np.dtype, acc: np.dtype, name: str, ke
 
 @context_dependent_memoize
 def _flat_kernel(dtype: np.dtype, name: str) -> Any:
-    from pycuda.scan import InclusiveScanKernel
-
     return InclusiveScanKernel(dtype, _OPS[name][0])
 
 
@@ -198,34 +196,33 @@ def scan(
     allocator: Any = None,
 ) -> Any:
     """``numpy.cumsum``/``numpy.cumprod`` (``name``) of the GPUArray ``a``."""
-    from pycuda import gpuarray
-    from pycuda.gpuarray import GPUArray, _new_result, _overlaps
-
-    if not isinstance(a, GPUArray):
+    if not core.is_array(a):
         raise TypeError(f"{name}: a must be a GPUArray, got {type(a).__name__}")
     res, acc = scan_dtypes(a.dtype, dtype)
     shape = (a.size,) if axis is None else a.shape
     axes = () if axis is None else normalize_axes(axis, a.ndim, allow_tuple=False)
     if out is not None:
-        if not isinstance(out, GPUArray):
+        if not core.is_array(out):
             raise TypeError(f"{name}: out must be a GPUArray, got {type(out).__name__}")
         if out.shape != shape:
             raise ValueError(f"{name}: out has shape {out.shape}, expected {shape}")
     allocator = allocator or a.allocator
     if axis is None:
         target = out
-        if out is None or out.dtype != res or not out.flags.c_contiguous or _overlaps(out, a):
-            target = _new_result(a, shape, res, allocator=allocator)
+        if out is None or out.dtype != res or not out.flags.c_contiguous or core.overlaps(out, a):
+            target = core.new_result(a, shape, res, allocator=allocator)
         if a.size:
             target.reshape(a.shape)[...] = a
-            scratch = allocator or gpuarray._default_allocator()
+            scratch = allocator or core.context_allocator()
             _flat_kernel(res, name)(target, allocator=scratch, stream=stream)
     else:
         target = out
-        if out is None or _overlaps(out, a):
-            target = _new_result(a, shape, res if out is None else out.dtype, allocator=allocator)
+        if out is None or core.overlaps(out, a):
+            target = core.new_result(
+                a, shape, res if out is None else out.dtype, allocator=allocator
+            )
         if a.size and a.size // a.shape[axes[0]] <= _FEW_ROWS and a.shape[axes[0]] >= _LONG:
-            scratch = allocator or gpuarray._default_allocator()
+            scratch = allocator or core.context_allocator()
             _scan_few_long_rows(name, a, axes[0], target, stream, scratch)
         elif a.size:
             _scan_axis(name, a, axes[0], target, acc, stream)
@@ -241,11 +238,9 @@ def _scan_few_long_rows(
     """A few long rows: each by the single-pass scan of the whole GPU (one block per row, or
     one thread walking a row, would leave it nearly idle), on a contiguous copy in the result
     dtype with the scanned axis last."""
-    from pycuda.gpuarray import GPUArray
-
     order = [k for k in range(a.ndim) if k != axis] + [axis]
     moved = a.transpose(order)
-    tmp = GPUArray(moved.shape, target.dtype, scratch)
+    tmp = core.new_array(moved.shape, target.dtype, scratch)
     tmp[...] = moved
     rows = tmp.reshape(-1, a.shape[axis])
     kernel = _flat_kernel(target.dtype, name)
@@ -267,10 +262,7 @@ def _scan_axis(name: str, a: Any, axis: int, target: Any, acc: np.dtype, stream:
     else:
         func, block = funcs["thread"], min(_BLOCK, max(32, -(-rows // 32) * 32))
         grid = min(-(-rows // block), 1 << 20)
-    if stream is None:
-        func.prepared_call((grid, 1), (block, 1, 1), *args)
-    else:
-        func.prepared_async_call((grid, 1), (block, 1, 1), stream, *args)
+    core.launch(func, (grid, 1), (block, 1, 1), stream, args)
 
 
 def cumsum(

@@ -12,14 +12,15 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import _array_core as core
+from pycuda import _reduce_ops as reduce_ops
 from pycuda._c_types import dtype_to_ctype
+from pycuda.elementwise import ElementwiseKernel
 
 _KERNELS: dict[tuple[str, str, str], Any] = {}
 
 
 def _kernel(arguments: str, operation: str, name: str) -> Any:
-    from pycuda.elementwise import ElementwiseKernel
-
     key = (arguments, operation, name)
     kernel = _KERNELS.get(key)
     if kernel is None:
@@ -29,15 +30,13 @@ def _kernel(arguments: str, operation: str, name: str) -> Any:
 
 def _check_indices(indices: Any, size: int, what: str) -> None:
     """Integer, contiguous, and (NumPy's take) within [-size, size)."""
-    from pycuda import gpuarray
-
-    if not isinstance(indices, gpuarray.GPUArray) or indices.dtype.kind not in "iu":
+    if not core.is_array(indices) or indices.dtype.kind not in "iu":
         raise TypeError(f"{what}: indices must be a GPUArray of integers")
     if not indices.flags.c_contiguous:
         raise ValueError(f"{what}: indices must be contiguous")
     if indices.size == 0:
         return
-    lo, hi = int(gpuarray.min(indices).get()), int(gpuarray.max(indices).get())
+    lo, hi = int(reduce_ops.min(indices).get()), int(reduce_ops.max(indices).get())
     if hi >= size:
         raise IndexError(f"index {hi} is out of bounds for axis 0 with size {size}")
     if lo < -size:
@@ -58,12 +57,10 @@ def _index_expr(name: str, size: str) -> str:
 
 def take(a: Any, indices: Any, out: Any = None, stream: Any = None) -> Any:
     """``out[i] = a.flat[indices[i]]``; ``out`` has the shape of ``indices``."""
-    from pycuda import gpuarray
-
     _flat(a, "take")
     _check_indices(indices, a.size, "take")
     if out is None:
-        out = gpuarray.empty(indices.shape, a.dtype, allocator=a.allocator)
+        out = core.new_array(indices.shape, a.dtype, a.allocator)
     elif out.dtype != a.dtype or out.size != indices.size or not out.flags.c_contiguous:
         raise ValueError("take: out must be a contiguous array of a's dtype, sized as indices")
     t, it = dtype_to_ctype(a.dtype), dtype_to_ctype(indices.dtype)
@@ -157,8 +154,6 @@ def multi_put(
 def _outputs(
     arrays: Sequence[Any], dest_shape: Any, out: Sequence[Any] | None, what: str
 ) -> list[Any]:
-    from pycuda import gpuarray
-
     if out is not None:
         outs = list(out)
         if len(outs) != len(arrays):
@@ -169,13 +164,11 @@ def _outputs(
         return outs
     if dest_shape is None:
         raise ValueError(f"{what}: give dest_shape or out")
-    return [gpuarray.empty(dest_shape, a.dtype, allocator=a.allocator) for a in arrays]
+    return [core.new_array(dest_shape, a.dtype, a.allocator) for a in arrays]
 
 
 def concatenate(arrays: Sequence[Any], axis: int = 0, allocator: Any = None) -> Any:
     """NumPy's concatenate for GPUArrays (the result dtype is ``np.result_type`` of theirs)."""
-    from pycuda import gpuarray
-
     arrays = list(arrays)
     if not arrays:
         raise ValueError("need at least one array to concatenate")
@@ -202,7 +195,7 @@ def concatenate(arrays: Sequence[Any], axis: int = 0, allocator: Any = None) -> 
     shape = list(arrays[0].shape)
     shape[axis] = sum(a.shape[axis] for a in arrays)
     dtype = np.result_type(*[a.dtype for a in arrays])
-    out = gpuarray.empty(tuple(shape), dtype, allocator=allocator or arrays[0].allocator)
+    out = core.new_array(tuple(shape), dtype, allocator or arrays[0].allocator)
     start = 0
     for a in arrays:
         stop = start + a.shape[axis]
@@ -279,36 +272,30 @@ def _advanced_offsets(plan: Any, itemsize: int) -> np.ndarray:
 
 def _element_zero(a: Any) -> Any:
     """A one-element array at a's first element, standing for a's memory in the kernels."""
-    from pycuda import gpuarray
-
-    return gpuarray.GPUArray((1,), a.dtype, gpudata=a.gpudata, base=a)
+    return core.array_class()((1,), a.dtype, gpudata=a.gpudata, base=a)
 
 
 def advanced_get(a: Any, plan: Any) -> Any:
     """``a[key]`` for a key with integer arrays or boolean masks (a new array, as NumPy)."""
-    from pycuda import gpuarray
-
     offsets = _advanced_offsets(plan, a.itemsize)
-    out = gpuarray.empty(plan.result_shape, a.dtype, allocator=a.allocator)
+    out = core.new_array(plan.result_shape, a.dtype, a.allocator)
     if out.size:
         t = dtype_to_ctype(a.dtype)
         kernel = _kernel(
             f"{t} *out, {t} *a, long long *offs", "out[i] = a[offs[i]]", "pycuda_gather"
         )
-        kernel(out, _element_zero(a), gpuarray.to_gpu(offsets))
+        kernel(out, _element_zero(a), core.to_device(offsets))
     return out
 
 
 def advanced_set(a: Any, plan: Any, value: Any) -> None:
     """``a[key] = value`` for a key with integer arrays or boolean masks (value broadcast and
     cast as NumPy does; with repeated indices, one of the written values wins)."""
-    from pycuda import gpuarray
-
     offsets = _advanced_offsets(plan, a.itemsize)
     if not offsets.size:
         return
-    values = gpuarray.empty(plan.result_shape, a.dtype, allocator=a.allocator)
+    values = core.new_array(plan.result_shape, a.dtype, a.allocator)
     values[...] = value
     t = dtype_to_ctype(a.dtype)
     kernel = _kernel(f"{t} *v, {t} *a, long long *offs", "a[offs[i]] = v[i]", "pycuda_scatter")
-    kernel(values, _element_zero(a), gpuarray.to_gpu(offsets))
+    kernel(values, _element_zero(a), core.to_device(offsets))

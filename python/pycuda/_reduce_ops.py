@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import reduction
-from pycuda._fast_reduce import reduce_whole
+from pycuda import _axis_reduction, reduction
+from pycuda.reduction import reduce_whole
 
 
 def _check_array(a: Any, what: str) -> None:
@@ -74,8 +74,6 @@ def _whole(a: Any, axis: Any, out: Any, keepdims: bool) -> bool:
 
 def _along(name: str, a: Any, axis: Any, out: Any, keepdims: bool, stream: Any, allocator: Any,
            dtype: Any = None, ddof: int = 0) -> Any:  # fmt: skip
-    from pycuda import _axis_reduction
-
     return _axis_reduction.reduce(name, a, axis, dtype, out, keepdims, stream, allocator, ddof)
 
 

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pycuda import _array_core as core
 from pycuda import _cumath_expressions as expressions
-from pycuda._array_functions import _binary_function
+from pycuda import _operators as ops
+from pycuda._array_functions import binary_function
 from pycuda._array_kernels import binary_c, compute_ctype
 from pycuda._broadcast import broadcast_shapes
 from pycuda._dtype_rules import (
@@ -35,13 +37,9 @@ from pycuda._dtype_rules import (
     promote,
     unary_result_dtype,
 )
-from pycuda.gpuarray import (
-    GPUArray,
-    _check_out,
-    _elementwise,
-    _overlaps,
-    to_gpu,
-)
+
+if TYPE_CHECKING:
+    from pycuda.gpuarray import GPUArray
 
 __all__ = [
     "acos",
@@ -123,7 +121,7 @@ def _out_and_stream(stream_or_out: Any, out: Any, stream: Any) -> tuple[Any, Any
         DeprecationWarning,
         stacklevel=3,
     )
-    if isinstance(stream_or_out, GPUArray):
+    if core.is_array(stream_or_out):
         if out is not None:
             raise TypeError("out given both positionally and as a keyword")
         return stream_or_out, stream
@@ -133,7 +131,7 @@ def _out_and_stream(stream_or_out: Any, out: Any, stream: Any) -> tuple[Any, Any
 
 
 def _check_array(array: Any, name: str) -> GPUArray:
-    if not isinstance(array, GPUArray):
+    if not core.is_array(array):
         raise TypeError(f"cumath.{name} takes a GPUArray, got {type(array).__name__}")
     return array
 
@@ -152,16 +150,16 @@ def _unary(name: str) -> Any:
         if kind == "c" and name not in _COMPLEX_OK | _COMPLEX_BY_FORMULA and name != "fabs":
             raise TypeError(f"ufunc '{name}' not supported for the input types ({array.dtype})")
         if kind == "c" and name == "fabs":
-            return array._unary("absolute", np.dtype(array.dtype.char.lower()), out, stream)
+            return ops.unary(array, "absolute", np.dtype(array.dtype.char.lower()), out, stream)
         if name in ("ceil", "floor") and kind in "biu" and _ROUNDING_KEEPS_INTEGERS:
-            return array._unary("cast", array.dtype, out, stream)
+            return ops.unary(array, "cast", array.dtype, out, stream)
         if kind not in "biufc":
             raise TypeError(f"cumath.{name}: unsupported dtype {array.dtype}")
         dtype = unary_result_dtype("float_function", array.dtype)
         if kind == "c" and name in _COMPLEX_BY_FORMULA:
             expr = expressions.complex_function(name, array.dtype, dtype)
-            return array._unary(name, dtype, out, stream, expr)
-        return array._unary(_C_NAMES.get(name, name), dtype, out, stream)
+            return ops.unary(array, name, dtype, out, stream, expr)
+        return ops.unary(array, _C_NAMES.get(name, name), dtype, out, stream)
 
     func.__name__ = func.__qualname__ = name
     func.__doc__ = (
@@ -205,7 +203,9 @@ def _real_float(array: GPUArray, name: str) -> np.dtype:
 def fmod(arg: GPUArray, mod: Any, stream: Any = None, out: GPUArray | None = None) -> GPUArray:
     """C's ``fmod``: the remainder of ``arg / mod`` with the sign of ``arg`` (broadcasting)."""
     arg = _check_array(arg, "fmod")
-    mod_dtype = mod.dtype if isinstance(mod, (GPUArray, np.ndarray, np.generic)) else mod
+    mod_dtype = (
+        mod.dtype if core.is_array(mod) or isinstance(mod, (np.ndarray, np.generic)) else mod
+    )
     kind = kind_of(promote(arg.dtype, mod_dtype, "remainder"))
     if kind == "c":
         raise TypeError("ufunc 'fmod' not supported for complex inputs")
@@ -213,23 +213,23 @@ def fmod(arg: GPUArray, mod: Any, stream: Any = None, out: GPUArray | None = Non
         body = "((B == 0 || B == -1) ? (A - A) : (A % B))"
     else:
         body = "fmod(A, B)"
-    return arg._binary("remainder", mod, out=out, stream=stream, body=body)
+    return ops.binary(arg, "remainder", mod, out=out, stream=stream, body=body)
 
 
 def frexp(arg: GPUArray, stream: Any = None) -> tuple[GPUArray, GPUArray]:
     """``(significand, exponent)`` with ``arg = significand * 2**exponent`` (exponent int32)."""
     dtype = _real_float(arg, "frexp")
     ct = compute_ctype(dtype)
-    significand = arg._like(dtype)
-    exponent = arg._like(np.int32)
+    significand = core.like(arg, dtype)
+    exponent = core.like(arg, np.int32)
     x = f"pc_cast<{ct}>(x0)"
-    _elementwise(
+    core.elementwise(
         significand,
         [arg],
         f"pc_cast<{_ctype(dtype)}>([&] {{ int e; return frexp({x}, &e); }}())",
         stream,
     )
-    _elementwise(exponent, [arg], f"[&] {{ int e; frexp({x}, &e); return e; }}()", stream)
+    core.elementwise(exponent, [arg], f"[&] {{ int e; frexp({x}, &e); return e; }}()", stream)
     return significand, exponent
 
 
@@ -248,19 +248,21 @@ def ldexp(
     ct = compute_ctype(dtype)
     body = f"ldexp(pc_cast<{ct}>(A), (int)B)"
     src = significand if significand.dtype == dtype else significand.astype(dtype, stream)
-    return src._binary("add", exponent, out=out, stream=stream, body=body, result_dtype=dtype)
+    return ops.binary(src, "add", exponent, out=out, stream=stream, body=body, result_dtype=dtype)
 
 
 def modf(arg: GPUArray, stream: Any = None) -> tuple[GPUArray, GPUArray]:
     """``(fractional part, integral part)``, both with the sign of ``arg``."""
     dtype = _real_float(arg, "modf")
     ct = compute_ctype(dtype)
-    frac = arg._like(dtype)
-    whole = arg._like(dtype)
+    frac = core.like(arg, dtype)
+    whole = core.like(arg, dtype)
     x = f"pc_cast<{ct}>(x0)"
     t = _ctype(dtype)
-    _elementwise(frac, [arg], f"pc_cast<{t}>([&] {{ {ct} w; return modf({x}, &w); }}())", stream)
-    _elementwise(
+    core.elementwise(
+        frac, [arg], f"pc_cast<{t}>([&] {{ {ct} w; return modf({x}, &w); }}())", stream
+    )
+    core.elementwise(
         whole, [arg], f"pc_cast<{t}>([&] {{ {ct} w; modf({x}, &w); return w; }}())", stream
     )
     return frac, whole
@@ -274,7 +276,7 @@ def sign(array: GPUArray, out: GPUArray | None = None, stream: Any = None) -> GP
     array = _check_array(array, "sign")
     if kind_of(array.dtype) == "b":
         raise TypeError("ufunc 'sign' did not contain a loop with signature matching types bool")
-    return array._unary("sign", array.dtype, out, stream, expressions.sign(array.dtype))
+    return ops.unary(array, "sign", array.dtype, out, stream, expressions.sign(array.dtype))
 
 
 def trunc(array: GPUArray, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
@@ -284,8 +286,8 @@ def trunc(array: GPUArray, out: GPUArray | None = None, stream: Any = None) -> G
     if kind == "c":
         raise TypeError(f"ufunc 'trunc' not supported for the input types ({array.dtype})")
     if kind in "biu" and _ROUNDING_KEEPS_INTEGERS:
-        return array._unary("cast", array.dtype, out, stream)
-    return array._unary("trunc", unary_result_dtype("float_function", array.dtype), out, stream)
+        return ops.unary(array, "cast", array.dtype, out, stream)
+    return ops.unary(array, "trunc", unary_result_dtype("float_function", array.dtype), out, stream)
 
 
 def round(  # NumPy's name, though it hides the builtin in this module
@@ -305,14 +307,14 @@ def round(  # NumPy's name, though it hides the builtin in this module
             raise TypeError("round: bool arrays can only be rounded with decimals=0")
         dtype = unary_result_dtype("float_function", dtype)
     expr = expressions.round_half_even(array.dtype, dtype, decimals)
-    return array._unary("round", dtype, out, stream, expr)
+    return ops.unary(array, "round", dtype, out, stream, expr)
 
 
 def _classifier(name: str) -> Any:
     def func(array: GPUArray, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
         array = _check_array(array, name)
         expr = f"pc_cast<bool>({expressions.classify(name, array.dtype)})"
-        return array._unary(name, np.dtype(np.bool_), out, stream, expr)
+        return ops.unary(array, name, np.dtype(np.bool_), out, stream, expr)
 
     what = {"isnan": "NaN", "isinf": "infinite", "isfinite": "finite"}[name]
     func.__name__ = func.__qualname__ = name
@@ -336,7 +338,7 @@ isfinite = _classifier("isfinite")
 
 def _dtype_of(value: Any) -> Any:
     """What the dtype rules take for an operand: a dtype, or a Python scalar itself."""
-    if isinstance(value, (GPUArray, np.ndarray, np.generic)):
+    if core.is_array(value) or isinstance(value, (np.ndarray, np.generic)):
         return value.dtype
     if is_weak(value):
         return value
@@ -344,7 +346,7 @@ def _dtype_of(value: Any) -> Any:
 
 
 def _float_binary(name: str, c_name: str, x1: Any, x2: Any, out: Any, stream: Any) -> GPUArray:
-    if not isinstance(x1, GPUArray) and not isinstance(x2, GPUArray):
+    if not core.is_array(x1) and not core.is_array(x2):
         raise TypeError(f"cumath.{name}: at least one argument must be a GPUArray")
     dtype = binary_float_result_dtype(_dtype_of(x1), _dtype_of(x2))
     if kind_of(dtype) == "c":
@@ -353,7 +355,7 @@ def _float_binary(name: str, c_name: str, x1: Any, x2: Any, out: Any, stream: An
     x1, x2 = (dtype.type(x) if type(x) is int else x for x in (x1, x2))
     ct = compute_ctype(dtype)
     body = f"{c_name}(pc_cast<{ct}>(A), pc_cast<{ct}>(B))"
-    return _binary_function("add", x1, x2, out, stream, body=body, result_dtype=dtype)
+    return binary_function("add", x1, x2, out, stream, body=body, result_dtype=dtype)
 
 
 def arctan2(x1: Any, x2: Any, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
@@ -368,9 +370,9 @@ def hypot(x1: Any, x2: Any, out: GPUArray | None = None, stream: Any = None) -> 
 
 def power(x1: Any, x2: Any, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
     """``x1 ** x2`` (NumPy's ``power``: integers stay integers, complex powers too)."""
-    if not isinstance(x1, GPUArray) and not isinstance(x2, GPUArray):
+    if not core.is_array(x1) and not core.is_array(x2):
         raise TypeError("cumath.power: at least one argument must be a GPUArray")
-    return _binary_function("power", x1, x2, out, stream)
+    return binary_function("power", x1, x2, out, stream)
 
 
 def _clip_bound(bound: Any, dtype: np.dtype, lower: bool) -> Any:
@@ -381,7 +383,7 @@ def _clip_bound(bound: Any, dtype: np.dtype, lower: bool) -> Any:
         if (lower and bound <= info.min) or (not lower and bound >= info.max):
             return None
     if isinstance(bound, np.ndarray):
-        return to_gpu(bound)
+        return core.to_device(bound)
     return bound
 
 
@@ -397,13 +399,13 @@ def clip(
         if b is not None:
             dtype = promote(dtype, _dtype_of(b))
     operands: list[Any] = [a] + [b for b in bounds if b is not None]
-    shape = broadcast_shapes(*[x.shape for x in operands if isinstance(x, GPUArray)])
+    shape = broadcast_shapes(*[x.shape for x in operands if core.is_array(x)])
     if out is None:
-        out = GPUArray(shape, dtype, a.allocator)
+        out = core.new_array(shape, dtype, a.allocator)
     else:
-        _check_out(out, shape, dtype, "clip")
+        core.check_out(out, shape, dtype, "clip")
     inputs = [
-        (x.copy(stream) if _overlaps(out, x) else x) if isinstance(x, GPUArray) else (x, dtype)
+        (x.copy(stream) if core.overlaps(out, x) else x) if core.is_array(x) else (x, dtype)
         for x in operands
     ]
     ct = compute_ctype(dtype)
@@ -417,7 +419,7 @@ def clip(
                 f"return {step}; }}()"
             )
             k += 1
-    _elementwise(out, inputs, f"pc_cast<{_ctype(dtype)}>({value})", stream)
+    core.elementwise(out, inputs, f"pc_cast<{_ctype(dtype)}>({value})", stream)
     return out
 
 

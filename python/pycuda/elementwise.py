@@ -34,17 +34,16 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import _driver, _elementwise_factories
+from pycuda import _driver, _elementwise_factories, compiler
 from pycuda import driver as drv
+from pycuda._array_core import device_launch_config as launch_config  # noqa: F401 - public
+from pycuda._array_core import grid_block, launch
 from pycuda._elementwise_factories import *  # noqa: F403 - the original's get_*_kernel
 from pycuda._elementwise_plans import _get_real_dtype  # noqa: F401 - the original's helper
-from pycuda._launch_config import LaunchConfig, grid_stride_config, just_enough_config
 from pycuda.tools import (
     Argument,
     ScalarArg,
     VectorArg,
-    context_dependent_memoize,
-    context_dependent_memoized_functions,
     dtype_to_ctype,
     memoize_method,  # noqa: F401 - the original's module offers it (from pytools)
     parse_c_arg,
@@ -62,70 +61,8 @@ __all__ = [
 ]
 __all__ += _elementwise_factories.__all__
 
-_THREADS_PER_BLOCK = 256
-_MAX_LAUNCHES = 4096  # launch configurations remembered (then forgotten, and made again)
 # The current context as a cache key: its handle (one cuCtxGetCurrent, no Context object).
 _context_key = _driver._current_context_handle
-
-
-# {{{ launch configuration
-
-
-@context_dependent_memoize
-def _device_counts() -> tuple[int, int]:
-    dev = drv.Context.get_device()
-    attr = drv.device_attribute
-    return (
-        dev.get_attribute(attr.MULTIPROCESSOR_COUNT),
-        dev.get_attribute(attr.MAX_THREADS_PER_MULTIPROCESSOR),
-    )
-
-
-def launch_config(n: int, items_per_thread: int = 1, one_wave: bool | None = None) -> LaunchConfig:
-    """The launch of a grid-stride kernel over ``n`` items on the current context's device.
-
-    ``one_wave``: a grid of the blocks that fit on the device at once, each thread striding
-    (the default for one item per trip); otherwise just enough blocks for one trip of
-    ``items_per_thread`` items per thread (the default for several items per trip, which keep
-    several loads in flight and stream fastest that way).
-    """
-    mps, threads_per_mp = _device_counts()
-    threads = min(_THREADS_PER_BLOCK, threads_per_mp)
-    if one_wave is None:
-        one_wave = items_per_thread == 1
-    if one_wave:
-        return grid_stride_config(n, mps, threads_per_mp, threads, items_per_thread)
-    return just_enough_config(n, threads, items_per_thread)
-
-
-# (context handle, n, items) -> launch_config's (grid, block). Every flat launch (gpuarray's
-# operators and ElementwiseKernel calls) asks, and a program repeats a few sizes. A handle that a
-# later context reuses finds grids made for the earlier one's device: still correct (grid-stride
-# loops, or just enough blocks), only sized for that device until clear_context_caches().
-_GRID_BLOCKS: dict[tuple[Any, int, int], tuple[Any, Any]] = {}
-
-
-def grid_block(n: int, items: int = 1) -> tuple[Any, Any]:
-    """``launch_config(n, items)``'s grid and block, remembered per context."""
-    key = (_context_key(), n, items)
-    launch = _GRID_BLOCKS.get(key)
-    if launch is None:
-        if len(_GRID_BLOCKS) >= _MAX_LAUNCHES:
-            _GRID_BLOCKS.clear()
-        config = launch_config(n, items)
-        launch = _GRID_BLOCKS[key] = (config.grid, config.block)
-    return launch
-
-
-def _forget_grid_blocks() -> None:
-    _GRID_BLOCKS.clear()
-
-
-_forget_grid_blocks.clear_cache = _forget_grid_blocks  # type: ignore[attr-defined]
-context_dependent_memoized_functions.append(_forget_grid_blocks)
-
-
-# }}}
 
 
 # {{{ sources
@@ -310,9 +247,8 @@ extern "C" __global__ void {name}({params})
 
 
 def _module(source: str, keep: bool, options: Sequence[str] | None) -> Any:
-    from pycuda.compiler import SourceModule
 
-    return SourceModule(source, options=options, keep=keep, no_extern_c=True)
+    return compiler.SourceModule(source, options=options, keep=keep, no_extern_c=True)
 
 
 def get_elwise_module(
@@ -552,10 +488,7 @@ class ElementwiseKernel:
         # one-element loop with one resident wave (measured on an H200: 86% of the copy
         # bandwidth against 81% for one element per thread).
         grid, block = grid_block(count, 1 if range is not None else (self._items or 1))
-        if stream is None:
-            func.prepared_call(grid, block, *values)
-        else:
-            func.prepared_async_call(grid, block, stream, *values)
+        launch(func, grid, block, stream, values)
 
 
 # }}}

@@ -14,25 +14,17 @@ caching pool of the current context (``DeviceMemoryPool``) unless ``allocator=``
 
 from __future__ import annotations
 
-import builtins
 import functools
 import numbers
-import sys
 import warnings
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from pycuda import (
-    _array_functions,
-    _driver,
-    _fast_ops,
-    _gather,
-    _interop,
-    _texref,
-)
+from pycuda import _array_core as core
+from pycuda import _c_types, _gather, _interop, _texref
+from pycuda import _operators as ops
 from pycuda import driver as drv
 from pycuda._array_functions import (
     arange,
@@ -53,24 +45,19 @@ from pycuda._array_functions import (
     zeros,
     zeros_like,
 )
-from pycuda._array_kernels import (
-    Operand,
-    binary_expression,
-    compute_ctype,
-    compute_dtype,
-    flat_source,
-    strided_source,
-    unary_expression,
+
+# NumPy's cumulative sums and products (pycuda._axis_scan).
+from pycuda._axis_scan import cumprod, cumsum
+from pycuda._broadcast import assignment_strides, broadcast_shapes
+from pycuda._dtype_rules import unary_result_dtype
+from pycuda._gather import (
+    concatenate,
+    multi_put,
+    multi_take,
+    multi_take_put,
+    stack,
+    take,
 )
-from pycuda._broadcast import (
-    assignment_strides,
-    broadcast_shapes,
-    broadcast_strides,
-    shape_text,
-)
-from pycuda._c_types import dtype_to_ctype
-from pycuda._dtype_rules import binary_op_dtypes, unary_result_dtype
-from pycuda._fast_ops import _fast_binary, _fast_fill, _fast_inplace, _fast_unary, binary_operator
 from pycuda._gpuarray_helpers import (  # noqa: F401 - the original's helpers, for its clients
     _array_like_helper,
     _compact_strides,
@@ -79,13 +66,33 @@ from pycuda._gpuarray_helpers import (  # noqa: F401 - the original's helpers, f
     _memcpy_discontig,
 )
 from pycuda._indexing import index_plan
-from pycuda._kernel_layout import kernel_layout, vector_width
+from pycuda._kernel_layout import kernel_layout
 from pycuda._launch_config import splay as _splay
+
+# The module reductions of the original (0-d GPUArray results), from pycuda._reduce_ops. They
+# shadow builtins here, which is why this module calls builtins.sum/min explicitly.
+from pycuda._reduce_ops import (
+    all,  # noqa: A004
+    any,  # noqa: A004
+    argmax,
+    argmin,
+    dot,
+    max,  # noqa: A004
+    mean,
+    min,  # noqa: A004
+    prod,
+    std,
+    subset_dot,
+    subset_max,
+    subset_min,
+    subset_sum,
+    sum,  # noqa: A004
+    var,
+)
 from pycuda._reduction_methods import ReductionMethods
 from pycuda._shape import (
     ArrayFlags,
     compact_strides,
-    like_strides,
     new_array_strides,
     normalize_order,
     normalize_shape,
@@ -102,12 +109,11 @@ from pycuda._view_layout import (
     transpose_layout,
 )
 from pycuda.characterize import has_double_support  # noqa: F401 - the original's name
+from pycuda.compyte import dtypes as _compyte_dtypes
 from pycuda.compyte.array import ArrayFlags as _ArrayFlags  # noqa: F401 - the original's names
 from pycuda.compyte.array import as_strided as _as_strided  # noqa: F401
 from pycuda.compyte.array import c_contiguous_strides as _c_contiguous_strides  # noqa: F401
 from pycuda.compyte.array import f_contiguous_strides as _f_contiguous_strides  # noqa: F401
-from pycuda.elementwise import grid_block
-from pycuda.tools import context_dependent_memoize
 
 __all__ = [
     "GPUArray",
@@ -158,143 +164,20 @@ __all__ = [
     "zeros_like",
 ]
 
-_KERNEL_NAME = "pycuda_elwise"
-# Below this many elements the strided kernels split indices in 32 bits.
-_INDEX32_LIMIT = 2**31
-
 
 def _register_vec_types() -> None:
     """Give the vector dtypes (``gpuarray.vec``) their C names in both registries, as importing
     the original's gpuarray does: compyte's (``tools.dtype_to_ctype``, ElementwiseKernel
     arguments) and the one generated kernels use."""
-    from pycuda import _c_types
-    from pycuda.compyte import dtypes as compyte_dtypes
 
     def register(dtype: Any, names: Sequence[str], alias_ok: bool = False) -> None:
-        compyte_dtypes.register_dtype(dtype, names, alias_ok=alias_ok)
+        _compyte_dtypes.register_dtype(dtype, names, alias_ok=alias_ok)
         _c_types.register_dtype(dtype, names[0], alias_ok=alias_ok)
 
     register_vector_types(register)
 
 
 _register_vec_types()
-
-
-# {{{ memory and kernels
-
-
-@context_dependent_memoize
-def _default_pool() -> Any:
-    return drv.DeviceMemoryPool()
-
-
-def _default_allocator() -> Callable[[int], Any]:
-    """The allocate method of the current context's caching pool."""
-    return _default_pool().allocate
-
-
-def _context_allocator() -> Callable[[int], Any]:
-    """The allocator of new arrays that are given none: the current context's one bound
-    ``allocate`` of its pool (from _default_allocator), the same object for every such array,
-    by which the flat launches know them."""
-    fast = _fast_ops
-    return (fast._FAST_CONTEXTS.get(fast._context_handle()) or fast._fast_context()).allocate
-
-
-# _default_allocator and _kernel (and _fast_ops.launch_config) are the hooks that tests replace
-# (see tests/host_device.py); the fast paths keep what they return in _fast_ops._FAST_CONTEXTS,
-# which a test that replaces them must reset too.
-
-
-@context_dependent_memoize
-def _kernel(kind: str, out_dtype: np.dtype, operands: tuple[Operand, ...], expr: str, p: int):
-    from pycuda.compiler import SourceModule
-
-    if kind == "flat":
-        source = flat_source(_KERNEL_NAME, out_dtype, operands, expr, p)
-        fmt = "P" + "".join(op.arg_char for op in operands) + "q"
-    else:
-        index = "unsigned int" if kind == "strided32" else "long long"
-        source = strided_source(_KERNEL_NAME, out_dtype, operands, expr, p, index)
-        arrays = builtins.sum(1 for op in operands if not op.scalar)
-        fmt = "P" + "".join(op.arg_char for op in operands) + "q" + "q" * p * (2 + arrays)
-    func = SourceModule(source, no_extern_c=True).get_function(_KERNEL_NAME)
-    func.prepare(fmt)
-    return func
-
-
-def _scalar_value(value: Any, dtype: np.dtype) -> Any:
-    """A scalar operand as the kernel takes it: in the compute type of ``dtype``."""
-    if type(value) is complex and dtype.kind not in "bcV":
-        # NumPy refuses a Python complex for a real array (a NumPy complex loses its imag)
-        raise TypeError(f"cannot convert the Python complex {value!r} to {dtype}")
-    if dtype.itemsize == 2 and compute_dtype(dtype) != dtype:
-        return np.float32(dtype.type(value))  # float16, bfloat16: rounded to 16 bits first
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
-        return compute_dtype(dtype).type(value)
-
-
-def _launch(func: Any, n: int, items: int, args: list[Any], stream: Any) -> None:
-    grid, block = grid_block(n, items)
-    if stream is None:
-        func.prepared_call(grid, block, *args)
-    else:
-        func.prepared_async_call(grid, block, stream, *args)
-
-
-@functools.lru_cache(maxsize=1024)
-def _layout(shape: tuple[int, ...], strides: tuple[Any, ...], itemsizes: tuple[int, ...]) -> Any:
-    """kernel_layout, remembered: a program's strided operations repeat a few layouts."""
-    return kernel_layout(shape, strides, itemsizes)
-
-
-def _elementwise(out: GPUArray, inputs: Sequence[Any], expr: str, stream: Any = None) -> None:
-    """``out[...] = expr(inputs)`` element by element; inputs are GPUArrays (broadcast to
-    ``out.shape``) or ``(value, dtype)`` scalars."""
-    n = out.size
-    if n == 0:
-        return
-    operands: list[Operand] = []
-    strides = [out.strides]
-    itemsizes = [out.dtype.itemsize]
-    ptrs = [out.ptr]
-    for item in inputs:
-        if isinstance(item, GPUArray):
-            operands.append(Operand(item.dtype))
-            strides.append(broadcast_strides(item.shape, item.strides, out.shape))
-            itemsizes.append(item.dtype.itemsize)
-            ptrs.append(item.ptr)
-        else:
-            operands.append(Operand(np.dtype(item[1]), True))
-    layout = _layout(out.shape, tuple(strides), tuple(itemsizes))
-    addresses = [p + o for p, o in zip(ptrs, layout.offsets, strict=True)]
-    args: list[Any] = [addresses[0]]
-    k = 1
-    for item, op in zip(inputs, operands, strict=True):
-        if op.scalar:
-            args.append(_scalar_value(item[0], op.dtype))
-        else:
-            args.append(addresses[k])
-            k += 1
-    args.append(n)
-    ops = tuple(operands)
-    if layout.contiguous:
-        width = builtins.min(
-            vector_width(s, [a]) for s, a in zip(itemsizes, addresses, strict=True)
-        )
-        func = _kernel("flat", out.dtype, ops, expr, width)
-        _launch(func, n, width, args, stream)
-        return
-    args += list(layout.shape)
-    for s in layout.strides:
-        args += list(s)
-    kind = "strided32" if n < _INDEX32_LIMIT else "strided"
-    func = _kernel(kind, out.dtype, ops, expr, layout.ndim)
-    _launch(func, n, 1, args, stream)
-
-
-# }}}
 
 
 def splay(n: int, dev: Any = None) -> tuple[tuple[int, int], tuple[int, int, int]]:
@@ -314,75 +197,9 @@ def _splay_backend(n: int, dev: Any) -> tuple[tuple[int, int], tuple[int, int, i
     )
 
 
-class _ViewPointer(_driver.PointerHolderBase):
-    """A view's ``gpudata``: its first element's address, which every kernel call and memcpy
-    takes as a device pointer (a plain int would be packed as an integer by ``Function()``).
-    It keeps the viewed allocation alive."""
-
-    def __init__(self, ptr: int, owner: Any) -> None:
-        super().__init__()
-        self.ptr = ptr
-        self.owner = owner
-
-    def get_pointer(self) -> int:
-        return self.ptr
-
-    def __repr__(self) -> str:
-        return f"<view pointer 0x{self.ptr:x}>"
-
-
-# Subclasses of GPUArray whose constructor does not take GPUArray's arguments (reikna's Array
-# takes a thread first): _new_with_changes makes plain GPUArrays for them, as the original's
-# views are.
-_FOREIGN_CONSTRUCTORS: weakref.WeakSet[type] = weakref.WeakSet()
-
-
-def _takes_gpuarray_arguments(cls: type) -> bool:
-    return cls.__init__ is GPUArray.__init__ or cls not in _FOREIGN_CONSTRUCTORS
-
-
-def _checked_result(result: Any, shape: tuple[int, ...], dtype: np.dtype, owner: Any) -> Any:
-    """``result`` of a subclass's _new_like_me, checked to be what the operation writes."""
-    if not isinstance(result, GPUArray) or result.shape != shape or result.dtype != dtype:
-        got = (
-            f"shape {result.shape} and dtype {result.dtype}"
-            if isinstance(result, GPUArray)
-            else type(result).__name__
-        )
-        raise TypeError(
-            f"{type(owner).__name__}._new_like_me({dtype}) must give a GPUArray of shape "
-            f"{shape} and dtype {dtype}, got {got}"
-        )
-    return result
-
-
-def _new_result(
-    a: GPUArray, shape: tuple[int, ...], dtype: np.dtype, b: Any = None, allocator: Any = None
-) -> GPUArray:
-    """The C-ordered result of shape ``shape`` of an operation on ``a`` (and ``b``): made by
-    the operand whose shape it has, as the original's _get_broadcasted_binary_op_result (by
-    its _new_like_me; by _new_with_changes where neither operand has that shape or another
-    ``allocator`` is asked for)."""
-    owner = a
-    if a.shape != shape and isinstance(b, GPUArray) and b.shape == shape:
-        owner = b
-    if type(owner) is GPUArray:
-        return GPUArray(shape, dtype, allocator or owner.allocator)
-    if owner.shape == shape and (allocator is None or allocator is owner.allocator):
-        return _checked_result(owner._new_like_me(dtype), shape, dtype, owner)
-    return owner._new_with_changes(None, 0, shape=shape, dtype=dtype, allocator=allocator)
-
-
 def _count_true(mask: Any) -> int:
     """True elements of a boolean mask, host or device (a device mask is copied to the host)."""
     return int(np.count_nonzero(mask.get() if isinstance(mask, GPUArray) else np.asarray(mask)))
-
-
-def _is_zero(value: Any) -> bool:
-    try:
-        return _is_scalar(value) and value == 0 and not np.signbit(np.real(value))
-    except TypeError:
-        return False
 
 
 def _host_dense(ary: np.ndarray) -> bool:
@@ -409,7 +226,7 @@ def _host_array(
     return np.ndarray(shape, dtype, buffer=buf, strides=strides)
 
 
-class GPUArray(_driver.ArrayBase, ReductionMethods):
+class GPUArray(core.ArrayBase, ReductionMethods):
     """An array in device memory with NumPy's semantics (shape, strides, dtype, views).
 
     ``GPUArray(shape, dtype, allocator=None, base=None, gpudata=None, strides=None,
@@ -472,7 +289,7 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
                     )
             self.size = size_of(self.shape)
         if not allocator:
-            allocator = _context_allocator()
+            allocator = core.context_allocator()
         self.allocator = allocator
         if gpudata is None and self.size:
             if contiguous:
@@ -598,32 +415,26 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
         if data is not None:
             base = self
             if offset:
-                data = _ViewPointer(int(data) + offset, data)
+                data = core.ViewPointer(int(data) + offset, data)
         elif offset:
             raise ValueError("_new_with_changes: an offset needs data")
         elif strides is None and shape == self.shape and dtype == self.dtype and self._dense:
             strides = self.strides
         cls = type(self)
-        if cls is not GPUArray and not _takes_gpuarray_arguments(cls):
+        if cls is not GPUArray and not core.takes_array_arguments(cls):
             cls = GPUArray
         try:
             return cls(shape, dtype, allocator, base=base, gpudata=data, strides=strides)
         except TypeError:
             if cls is GPUArray:
                 raise
-            _FOREIGN_CONSTRUCTORS.add(cls)
+            core.FOREIGN_CONSTRUCTORS.add(cls)
             return GPUArray(shape, dtype, allocator, base=base, gpudata=data, strides=strides)
 
     def _like(self, dtype: Any = None) -> GPUArray:
         """A result of this array's shape and ``dtype``: made by ``_new_like_me`` for a
         subclass, else in this array's axis order (NumPy's ``order="K"``)."""
-        dtype = self.dtype if dtype is None else np.dtype(dtype)
-        if type(self) is not GPUArray:
-            return _checked_result(self._new_like_me(dtype), self.shape, dtype, self)
-        itemsize = self.dtype.itemsize
-        strides = like_strides(self.shape, self.strides, itemsize, "K")
-        strides = tuple(s // itemsize * dtype.itemsize for s in strides)
-        return GPUArray(self.shape, dtype, self.allocator, strides=strides)
+        return core.like(self, dtype)
 
     def _view(
         self, shape: Sequence[int], strides: Sequence[int], offset: int = 0, dtype: Any = None
@@ -632,7 +443,7 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
         if type(self) is not GPUArray:
             return self._new_with_changes(gpudata, offset, shape, dtype, strides)
         if offset:
-            gpudata = _ViewPointer(self.ptr + offset, gpudata)
+            gpudata = core.ViewPointer(self.ptr + offset, gpudata)
         return GPUArray(
             shape,
             self.dtype if dtype is None else dtype,
@@ -685,11 +496,11 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
             host[...] = ary
         flat = host.ravel(order="K")
         if async_ or stream is not None:
-            _driver.memcpy_htod_async(target.ptr, flat, stream)
+            core.seams.driver.memcpy_htod_async(target.ptr, flat, stream)
         else:
-            _driver.memcpy_htod(target.ptr, flat)
+            core.seams.driver.memcpy_htod(target.ptr, flat)
         if target is not self:
-            _elementwise(self, [target], unary_expression("cast", self.dtype, self.dtype), stream)
+            self._assign(target, stream)
 
     def _set_from_device(self, ary: GPUArray, stream: Any) -> None:
         if ary.size != self.size:
@@ -707,9 +518,9 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
         if ary.strides == self.strides and self._dense and ary._dense:
             nbytes = self.size * self.dtype.itemsize
             if stream is None:
-                _driver.memcpy_dtod(self.ptr, ary.ptr, nbytes)
+                core.seams.driver.memcpy_dtod(self.ptr, ary.ptr, nbytes)
             else:
-                _driver.memcpy_dtod_async(self.ptr, ary.ptr, nbytes, stream)
+                core.seams.driver.memcpy_dtod_async(self.ptr, ary.ptr, nbytes, stream)
             return
         self._assign(ary, stream)
 
@@ -736,7 +547,7 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
         ):
             # Small results (reductions' 0-d arrays): a new array and one synchronous copy.
             host = np.empty(self.shape, self.dtype)
-            _driver.memcpy_dtoh(host, self.ptr)
+            core.seams.driver.memcpy_dtoh(host, self.ptr)
             return host
         async_ = kwargs.pop("async", async_)
         if kwargs:
@@ -751,9 +562,9 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
         if self.size:
             flat = host.ravel(order="K")
             if async_ or stream is not None:
-                _driver.memcpy_dtoh_async(flat, source.ptr, stream)
+                core.seams.driver.memcpy_dtoh_async(flat, source.ptr, stream)
             else:
-                _driver.memcpy_dtoh(flat, source.ptr)
+                core.seams.driver.memcpy_dtoh(flat, source.ptr)
         if ary is not None and host is not ary:
             ary[...] = host
             return ary
@@ -795,55 +606,39 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
             if self.size and result.strides == self.strides:
                 nbytes = self.size * self.dtype.itemsize
                 if stream is None:
-                    _driver.memcpy_dtod(result.ptr, self.ptr, nbytes)
+                    core.seams.driver.memcpy_dtod(result.ptr, self.ptr, nbytes)
                 else:
-                    _driver.memcpy_dtod_async(result.ptr, self.ptr, nbytes, stream)
+                    core.seams.driver.memcpy_dtod_async(result.ptr, self.ptr, nbytes, stream)
                 return result
         else:
             result = self._like()
-        _elementwise(result, [self], unary_expression("cast", self.dtype, self.dtype), stream)
+        self._assign_from(self, result, stream)
         return result
 
     def astype(self, dtype: Any, stream: Any = None) -> GPUArray:
         """A new array of ``dtype`` (NumPy's casts; complex to real keeps the real part)."""
-        dtype = np.dtype(dtype)
-        if stream is None:
-            result = _fast_unary(self, "cast", dtype)
-            if result is not None:
-                return result
-        result = self._like(dtype)
-        _elementwise(result, [self], unary_expression("cast", self.dtype, dtype), stream)
-        return result
+        return ops.unary(self, "cast", np.dtype(dtype), None, stream)
 
     def fill(self, value: Any, stream: Any = None) -> GPUArray:
         """Set every element to ``value``; returns self."""
-        if _is_zero(value) and self.dtype.kind in "biufc" and self._dense and self.size:
-            nbytes = self.size * self.dtype.itemsize
-            if stream is None:
-                _driver.memset_d8(self.ptr, 0, nbytes)
-            else:
-                _driver.memset_d8_async(self.ptr, 0, nbytes, stream)
-            return self
-        if not self.size:
-            _scalar_value(value, self.dtype)  # NumPy's errors for the value, even with no element
-            return self
-        if stream is None and _fast_fill(self, value):
-            return self
-        expr = unary_expression("cast", self.dtype, self.dtype)
-        _elementwise(self, [(value, self.dtype)], expr, stream)
-        return self
+        return ops.fill(self, value, stream)
 
     def _assign(self, value: Any, stream: Any = None) -> None:
         if _is_scalar(value):
             self.fill(value, stream)
             return
         if not isinstance(value, GPUArray):
-            value = to_gpu(np.asarray(value))
+            value = core.to_device(value)
         strides = assignment_strides(value.shape, value.strides, self.shape)
         src = value._view(self.shape, strides) if value.size else value
-        if _overlaps(self, src):
+        if core.overlaps(self, src):
             src = src.copy(stream)
-        _elementwise(self, [src], unary_expression("cast", value.dtype, self.dtype), stream)
+        self._assign_from(src, self, stream)
+
+    @staticmethod
+    def _assign_from(src: GPUArray, dst: GPUArray, stream: Any) -> None:
+        """``dst[...] = src`` (same shape, any strides), cast to ``dst``'s dtype."""
+        core.elementwise(dst, [src], ops.unary_plan("cast", src.dtype, dst.dtype).expr, stream)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         plan = index_plan(self.shape, self.strides, index, _count_true)
@@ -953,7 +748,7 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
         """The complex conjugate (a copy for real arrays)."""
         # NumPy's own loop table decides (bool conjugates to int8).
         dtype = np.conjugate(np.empty(0, self.dtype)).dtype
-        return self._unary("conj", dtype, out)
+        return ops.unary(self, "conj", dtype, out)
 
     conjugate = conj
 
@@ -976,13 +771,13 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
         if not isinstance(other, GPUArray):
             raise TypeError(f"mul_add: other must be a GPUArray, got {type(other).__name__}")
         terms = [(self, selffac), (other, otherfac)]
-        dtype = _linear_dtype(terms)
+        dtype = ops.linear_dtype(terms)
         shape = broadcast_shapes(self.shape, other.shape)
         if out is None:
-            out = _new_result(self, shape, dtype, other)
+            out = core.new_result(self, shape, dtype, other)
         else:
-            _check_out(out, shape, dtype, "mul_add")
-        _linear_combination(out, terms, None, stream)
+            core.check_out(out, shape, dtype, "mul_add")
+        ops.linear_combination(out, terms, None, stream)
         if add_timer is not None:
             add_timer(3 * self.size, 0.0)  # the original reports (flops, seconds)
         return out
@@ -1000,28 +795,28 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
     ) -> GPUArray:
         """``out = selffac * self + otherfac * other`` (either array may be 0-d), cast to
         ``out``'s dtype; returns ``out``."""
-        _linear_combination(out, [(self, selffac), (other, otherfac)], None, stream)
+        ops.linear_combination(out, [(self, selffac), (other, otherfac)], None, stream)
         if add_timer is not None:
             add_timer(3 * self.size, 0.0)
         return out
 
     def _axpbz(self, selffac: Any, other: Any, out: GPUArray, stream: Any = None) -> GPUArray:
         """``out = selffac * self + other`` (``other`` a scalar), cast to ``out``'s dtype."""
-        _linear_combination(out, [(self, selffac)], other, stream)
+        ops.linear_combination(out, [(self, selffac)], other, stream)
         return out
 
     def _elwise_multiply(self, other: GPUArray, out: GPUArray, stream: Any = None) -> GPUArray:
         """``out = self * other``, cast to ``out``'s dtype."""
-        return self._binary_general("multiply", other, out=out, stream=stream, casting="unsafe")
+        return ops.binary(self, "multiply", other, out=out, stream=stream, casting="unsafe")
 
     def _div(self, other: GPUArray, out: GPUArray, stream: Any = None) -> GPUArray:
         """``out = self / other``, cast to ``out``'s dtype."""
-        return self._binary_general("true_divide", other, out=out, stream=stream, casting="unsafe")
+        return ops.binary(self, "true_divide", other, out=out, stream=stream, casting="unsafe")
 
     def _rdiv_scalar(self, other: Any, out: GPUArray, stream: Any = None) -> GPUArray:
         """``out = other / self`` (``other`` a scalar), cast to ``out``'s dtype."""
-        return self._binary_general(
-            "true_divide", other, reflected=True, out=out, stream=stream, casting="unsafe"
+        return ops.binary(
+            self, "true_divide", other, reflected=True, out=out, stream=stream, casting="unsafe"
         )
 
     def _pow(self, other: Any, new: bool) -> GPUArray:
@@ -1036,7 +831,7 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
 
     # }}}
 
-    # {{{ arithmetic
+    # {{{ arithmetic (pycuda._operators)
 
     def _unary(
         self,
@@ -1048,19 +843,7 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
     ) -> GPUArray:
         """``op`` of each element into ``out`` (or a new array of ``dtype``); ``expr`` replaces
         the operation's own C expression (of ``x0``)."""
-        if out is None and stream is None and expr is None:
-            result = _fast_unary(self, op, dtype)
-            if result is not None:
-                return result
-        if out is None:
-            out = self._like(dtype)
-        else:
-            _check_out(out, self.shape, dtype, op)
-        src = self.copy(stream) if _overlaps(out, self) else self
-        if expr is None:
-            expr = unary_expression(op, self.dtype, dtype)
-        _elementwise(out, [src], expr, stream)
-        return out
+        return ops.unary(self, op, dtype, out, stream, expr)
 
     def _binary(
         self,
@@ -1072,287 +855,119 @@ class GPUArray(_driver.ArrayBase, ReductionMethods):
         body: str | None = None,
         result_dtype: Any = None,
     ) -> GPUArray:
-        if out is None and body is None and result_dtype is None and stream is None:
-            result = _fast_binary(self, op, other, reflected)
-            if result is not None:
-                return result
-        return self._binary_general(op, other, reflected, out, stream, body, result_dtype)
-
-    def _binary_general(
-        self,
-        op: str,
-        other: Any,
-        reflected: bool = False,
-        out: GPUArray | None = None,
-        stream: Any = None,
-        body: str | None = None,
-        result_dtype: Any = None,
-        casting: str = "same_kind",
-    ) -> GPUArray:
-        """``_binary`` with any operands, layouts and options (broadcasting, strides, out=, and
-        NumPy's ``casting`` rule for out=)."""
-        if isinstance(other, GPUArray):
-            b: Any = other
-            b_dtype: Any = other.dtype
-        elif isinstance(other, np.ndarray):
-            return self._binary(op, to_gpu(other), reflected, out, stream, body, result_dtype)
-        elif _is_scalar(other):
-            b = other
-            b_dtype = other.dtype if isinstance(other, np.generic) else other
-        else:
-            return NotImplemented
-        # NumPy's order: dtypes (TypeError) before shapes (ValueError), for out= too.
-        lhs, rhs = (b_dtype, self.dtype) if reflected else (self.dtype, b_dtype)
-        operand, result = binary_op_dtypes(op, lhs, rhs)
-        if result_dtype is not None:
-            result = np.dtype(result_dtype)
-        if out is not None and not np.can_cast(result, out.dtype, casting):
-            raise TypeError(
-                f"Cannot cast ufunc '{op}' output from {result!r} to {out.dtype!r} with "
-                f"casting rule '{casting}'"
-            )
-        shape = broadcast_shapes(self.shape, b.shape) if isinstance(b, GPUArray) else self.shape
-        fresh = out is None
-        if out is None:
-            out = _new_result(self, shape, result, b)
-        elif broadcast_shapes(out.shape, shape) != out.shape:
-            raise ValueError(
-                f"non-broadcastable output operand with shape {shape_text(out.shape)} "
-                f"doesn't match the broadcast shape {shape_text(shape)}"
-            )
-        # A new output overlaps nothing; an existing one may overlap an input in another layout.
-        a_in: Any = self.copy(stream) if not fresh and _overlaps(out, self) else self
-        if isinstance(b, GPUArray):
-            b_in: Any = b.copy(stream) if not fresh and _overlaps(out, b) else b
-        else:
-            b_in = (b, operand)
-        inputs = [b_in, a_in] if reflected else [a_in, b_in]
-        da = operand if isinstance(inputs[0], tuple) else inputs[0].dtype
-        db = operand if isinstance(inputs[1], tuple) else inputs[1].dtype
-        expr = binary_expression(op, da, db, operand, out.dtype, body)
-        _elementwise(out, inputs, expr, stream)
-        return out
+        """``self op other`` with NumPy's rules (broadcasting, strides, ``out=``)."""
+        return ops.binary(self, op, other, reflected, out, stream, body, result_dtype)
 
     # The binary operators (NumPy's rules, any operands): C++ method descriptors
-    # (_fast_ops.binary_operator) that launch remembered flat kernels for plain contiguous
-    # operands without a Python frame, and call _binary_general for everything else.
-    __add__ = binary_operator("__add__", "add")
-    __radd__ = binary_operator("__radd__", "add", reflected=True)
+    # (_operators.binary_operator) that launch remembered flat kernels for plain contiguous
+    # operands without a Python frame, and call _operators.binary for everything else.
+    __add__ = ops.binary_operator("__add__", "add")
+    __radd__ = ops.binary_operator("__radd__", "add", reflected=True)
 
     def __iadd__(self, other: Any) -> GPUArray:
-        out = _fast_inplace(self, "add", other)
-        return self._binary("add", other, out=self) if out is None else out
+        return ops.inplace(self, "add", other)
 
-    __sub__ = binary_operator("__sub__", "subtract")
-    __rsub__ = binary_operator("__rsub__", "subtract", reflected=True)
+    __sub__ = ops.binary_operator("__sub__", "subtract")
+    __rsub__ = ops.binary_operator("__rsub__", "subtract", reflected=True)
 
     def __isub__(self, other: Any) -> GPUArray:
-        out = _fast_inplace(self, "subtract", other)
-        return self._binary("subtract", other, out=self) if out is None else out
+        return ops.inplace(self, "subtract", other)
 
-    __mul__ = binary_operator("__mul__", "multiply")
-    __rmul__ = binary_operator("__rmul__", "multiply", reflected=True)
+    __mul__ = ops.binary_operator("__mul__", "multiply")
+    __rmul__ = ops.binary_operator("__rmul__", "multiply", reflected=True)
 
     def __imul__(self, other: Any) -> GPUArray:
-        out = _fast_inplace(self, "multiply", other)
-        return self._binary("multiply", other, out=self) if out is None else out
+        return ops.inplace(self, "multiply", other)
 
-    __truediv__ = binary_operator("__truediv__", "true_divide")
-    __rtruediv__ = binary_operator("__rtruediv__", "true_divide", reflected=True)
+    __truediv__ = ops.binary_operator("__truediv__", "true_divide")
+    __rtruediv__ = ops.binary_operator("__rtruediv__", "true_divide", reflected=True)
 
     def __itruediv__(self, other: Any) -> GPUArray:
-        out = _fast_inplace(self, "true_divide", other)
-        return self._binary("true_divide", other, out=self) if out is None else out
+        return ops.inplace(self, "true_divide", other)
 
     __div__, __rdiv__, __idiv__ = __truediv__, __rtruediv__, __itruediv__
 
-    __floordiv__ = binary_operator("__floordiv__", "floor_divide")
-    __rfloordiv__ = binary_operator("__rfloordiv__", "floor_divide", reflected=True)
+    __floordiv__ = ops.binary_operator("__floordiv__", "floor_divide")
+    __rfloordiv__ = ops.binary_operator("__rfloordiv__", "floor_divide", reflected=True)
 
     def __ifloordiv__(self, other: Any) -> GPUArray:
-        out = _fast_inplace(self, "floor_divide", other)
-        return self._binary("floor_divide", other, out=self) if out is None else out
+        return ops.inplace(self, "floor_divide", other)
 
-    __mod__ = binary_operator("__mod__", "remainder")
-    __rmod__ = binary_operator("__rmod__", "remainder", reflected=True)
+    __mod__ = ops.binary_operator("__mod__", "remainder")
+    __rmod__ = ops.binary_operator("__rmod__", "remainder", reflected=True)
 
     def __imod__(self, other: Any) -> GPUArray:
-        out = _fast_inplace(self, "remainder", other)
-        return self._binary("remainder", other, out=self) if out is None else out
+        return ops.inplace(self, "remainder", other)
 
-    __pow__ = binary_operator("__pow__", "power")
-    __rpow__ = binary_operator("__rpow__", "power", reflected=True)
+    __pow__ = ops.binary_operator("__pow__", "power")
+    __rpow__ = ops.binary_operator("__rpow__", "power", reflected=True)
 
     def __ipow__(self, other: Any) -> GPUArray:
-        out = _fast_inplace(self, "power", other)
-        return self._binary("power", other, out=self) if out is None else out
+        return ops.inplace(self, "power", other)
 
-    __and__ = binary_operator("__and__", "bitwise_and")
-    __rand__ = binary_operator("__rand__", "bitwise_and", reflected=True)
+    __and__ = ops.binary_operator("__and__", "bitwise_and")
+    __rand__ = ops.binary_operator("__rand__", "bitwise_and", reflected=True)
 
     def __iand__(self, other: Any) -> GPUArray:
-        out = _fast_inplace(self, "bitwise_and", other)
-        return self._binary("bitwise_and", other, out=self) if out is None else out
+        return ops.inplace(self, "bitwise_and", other)
 
-    __or__ = binary_operator("__or__", "bitwise_or")
-    __ror__ = binary_operator("__ror__", "bitwise_or", reflected=True)
+    __or__ = ops.binary_operator("__or__", "bitwise_or")
+    __ror__ = ops.binary_operator("__ror__", "bitwise_or", reflected=True)
 
     def __ior__(self, other: Any) -> GPUArray:
-        out = _fast_inplace(self, "bitwise_or", other)
-        return self._binary("bitwise_or", other, out=self) if out is None else out
+        return ops.inplace(self, "bitwise_or", other)
 
-    __xor__ = binary_operator("__xor__", "bitwise_xor")
-    __rxor__ = binary_operator("__rxor__", "bitwise_xor", reflected=True)
+    __xor__ = ops.binary_operator("__xor__", "bitwise_xor")
+    __rxor__ = ops.binary_operator("__rxor__", "bitwise_xor", reflected=True)
 
     def __ixor__(self, other: Any) -> GPUArray:
-        out = _fast_inplace(self, "bitwise_xor", other)
-        return self._binary("bitwise_xor", other, out=self) if out is None else out
+        return ops.inplace(self, "bitwise_xor", other)
 
-    __lshift__ = binary_operator("__lshift__", "left_shift")
-    __rlshift__ = binary_operator("__rlshift__", "left_shift", reflected=True)
+    __lshift__ = ops.binary_operator("__lshift__", "left_shift")
+    __rlshift__ = ops.binary_operator("__rlshift__", "left_shift", reflected=True)
 
     def __ilshift__(self, other: Any) -> GPUArray:
-        out = _fast_inplace(self, "left_shift", other)
-        return self._binary("left_shift", other, out=self) if out is None else out
+        return ops.inplace(self, "left_shift", other)
 
-    __rshift__ = binary_operator("__rshift__", "right_shift")
-    __rrshift__ = binary_operator("__rrshift__", "right_shift", reflected=True)
+    __rshift__ = ops.binary_operator("__rshift__", "right_shift")
+    __rrshift__ = ops.binary_operator("__rrshift__", "right_shift", reflected=True)
 
     def __irshift__(self, other: Any) -> GPUArray:
-        out = _fast_inplace(self, "right_shift", other)
-        return self._binary("right_shift", other, out=self) if out is None else out
+        return ops.inplace(self, "right_shift", other)
 
-    __eq__ = binary_operator("__eq__", "equal")
-    __ne__ = binary_operator("__ne__", "not_equal")
-    __lt__ = binary_operator("__lt__", "less")
-    __le__ = binary_operator("__le__", "less_equal")
-    __gt__ = binary_operator("__gt__", "greater")
-    __ge__ = binary_operator("__ge__", "greater_equal")
+    __eq__ = ops.binary_operator("__eq__", "equal")
+    __ne__ = ops.binary_operator("__ne__", "not_equal")
+    __lt__ = ops.binary_operator("__lt__", "less")
+    __le__ = ops.binary_operator("__le__", "less_equal")
+    __gt__ = ops.binary_operator("__gt__", "greater")
+    __ge__ = ops.binary_operator("__ge__", "greater_equal")
 
     def __neg__(self) -> GPUArray:
-        return self._unary("negative", unary_result_dtype("negative", self.dtype))
+        return ops.unary(self, "negative", unary_result_dtype("negative", self.dtype))
 
     def __pos__(self) -> GPUArray:
-        return self._unary("positive", unary_result_dtype("positive", self.dtype))
+        return ops.unary(self, "positive", unary_result_dtype("positive", self.dtype))
 
     def __abs__(self) -> GPUArray:
-        return self._unary("absolute", unary_result_dtype("absolute", self.dtype))
+        return ops.unary(self, "absolute", unary_result_dtype("absolute", self.dtype))
 
     def __invert__(self) -> GPUArray:
-        return self._unary("invert", unary_result_dtype("invert", self.dtype))
+        return ops.unary(self, "invert", unary_result_dtype("invert", self.dtype))
 
     # }}}
-
-
-def _empty_0d(dtype: np.dtype, allocator: Callable[[int], Any] | None) -> GPUArray:
-    """``GPUArray((), dtype, allocator)`` for a reduction's result, without the general checks."""
-    if not allocator:
-        allocator = _context_allocator()
-    gpudata = allocator(dtype.itemsize)
-    return GPUArray._fresh((), dtype, (), 1, allocator, gpudata, int(gpudata))
-
-
-def _linear_dtype(terms: Sequence[tuple[GPUArray, Any]], constant: Any = None) -> np.dtype:
-    """The dtype NumPy gives ``f0 * x0 + f1 * x1 + ... (+ constant)`` for ``(x, f)`` terms."""
-    dtype = None
-    for x, factor in terms:
-        product = binary_op_dtypes("multiply", factor, x.dtype)[1]
-        dtype = product if dtype is None else binary_op_dtypes("add", dtype, product)[1]
-    if constant is not None:
-        dtype = binary_op_dtypes("add", dtype, constant)[1]
-    return dtype
-
-
-def _linear_combination(
-    out: GPUArray, terms: Sequence[tuple[GPUArray, Any]], constant: Any, stream: Any
-) -> None:
-    """``out[...] = f0 * x0 + f1 * x1 + ... (+ constant)`` in one kernel, computed in the
-    terms' NumPy dtype and cast to ``out``'s (arrays broadcast to ``out``'s shape)."""
-    dtype = _linear_dtype(terms, constant)
-    ct = compute_ctype(dtype)
-    inputs: list[Any] = []
-    parts = []
-    for x, factor in terms:
-        k = len(inputs)
-        inputs += [x.copy(stream) if _overlaps(out, x) else x, (factor, dtype)]
-        parts.append(f"pc_cast<{ct}>(x{k + 1}) * pc_cast<{ct}>(x{k})")
-    if constant is not None:
-        parts.append(f"pc_cast<{ct}>(x{len(inputs)})")
-        inputs.append((constant, dtype))
-    expr = f"pc_cast<{dtype_to_ctype(dtype)}>({' + '.join(parts)})"
-    if out.dtype != dtype:
-        expr = f"pc_cast<{dtype_to_ctype(out.dtype)}>({expr})"
-    _elementwise(out, inputs, expr, stream)
-
-
-def _same_layout(a: GPUArray, b: GPUArray) -> bool:
-    return a.ptr == b.ptr and a.shape == b.shape and a.strides == b.strides
-
-
-def _overlaps(a: GPUArray, b: GPUArray) -> bool:
-    """True when ``b``'s bytes may overlap ``a``'s in a different layout (read before write
-    is then not guaranteed per element, so ``b`` must be copied first)."""
-    if a.size == 0 or b.size == 0 or a is b:
-        return False
-    if a.ptr == b.ptr and a.strides == b.strides and a.shape == b.shape:
-        return False
-    alo, ahi = span_bytes(a.shape, a.strides, a.dtype.itemsize)
-    blo, bhi = span_bytes(b.shape, b.strides, b.dtype.itemsize)
-    return a.ptr + alo < b.ptr + bhi and b.ptr + blo < a.ptr + ahi
-
-
-def _check_out(out: GPUArray, shape: tuple[int, ...], dtype: np.dtype, op: str) -> None:
-    if not isinstance(out, GPUArray):
-        raise TypeError(f"out must be a GPUArray, got {type(out).__name__}")
-    if out.shape != shape:
-        raise ValueError(f"{op}: out has shape {out.shape}, expected {shape}")
-    if out.dtype != dtype:
-        raise TypeError(f"{op}: out has dtype {out.dtype}, expected {dtype}")
 
 
 def from_dlpack(obj: Any, stream: Any = None) -> GPUArray:
     """A GPUArray over the memory of a DLPack producer (CuPy, PyTorch, JAX; or a capsule),
     without a copy; the producer's memory stays alive as long as the array."""
     ptr, shape, dtype, strides, holder = _interop.import_dlpack(obj, stream)
-    return GPUArray(shape, dtype, gpudata=_ViewPointer(ptr, holder), strides=strides, base=holder)
+    return GPUArray(
+        shape, dtype, gpudata=core.ViewPointer(ptr, holder), strides=strides, base=holder
+    )
 
 
-# NumPy's cumulative sums and products (pycuda._axis_scan).
-from pycuda._axis_scan import cumprod, cumsum  # noqa: E402
-from pycuda._gather import (  # noqa: E402
-    concatenate,
-    multi_put,
-    multi_take,
-    multi_take_put,
-    stack,
-    take,
-)
-
-# The module reductions of the original (0-d GPUArray results), from pycuda._reduce_ops. They
-# shadow builtins here, which is why this module calls builtins.sum/min explicitly.
-from pycuda._reduce_ops import (  # noqa: E402
-    all,  # noqa: A004
-    any,  # noqa: A004
-    argmax,
-    argmin,
-    dot,
-    max,  # noqa: A004
-    mean,
-    min,  # noqa: A004
-    prod,
-    std,
-    subset_dot,
-    subset_max,
-    subset_min,
-    subset_sum,
-    sum,  # noqa: A004
-    var,
-)
-
-# The fast paths (pycuda._fast_ops, and _fast_reduce through it) make and recognise GPUArrays:
-# they get the class, and this module's hooks, now that it exists.
-_fast_ops.bind(sys.modules[__name__])
-# The module functions (pycuda._array_functions) likewise.
-_array_functions.bind(sys.modules[__name__])
+# The operators' C++ side serves GPUArray's exact instances; results of every module are made
+# of it.
+core.register_array_class(GPUArray)
 # empty(shape, dtype, allocator, order) is the constructor, as in the original.
 empty = GPUArray

@@ -26,85 +26,29 @@ The reduction operator must be associative and commutative, as in the original.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from pycuda import _array_core as core
+from pycuda import compiler, driver
+from pycuda._arg_extremum import ArgExtremumKernel
+from pycuda._dtype_rules import is_bfloat16
+from pycuda._reduction_parts import REDUCTION_HELPERS, minmax_neutral, resident_blocks
 from pycuda.tools import (
     Argument,
     ScalarArg,
     VectorArg,
     context_dependent_memoize,
     dtype_to_ctype,
+    get_or_register_dtype,
     parse_c_arg,
 )
 
 BLOCK_SIZE = 256
 _FOLD_EVERY = 64  # tiles per inner accumulator before it folds into the outer one
 _LOAD_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}
-
-# Device helpers shared by every reduction module (guarded: a user preamble may include them).
-_HELPERS = r"""
-#ifndef PYCUDA_REDUCTION_HELPERS
-#define PYCUDA_REDUCTION_HELPERS
-// Any trivially copyable value, moved through a warp shuffle in 32-bit words.
-template <class T>
-__device__ __forceinline__ T pycuda_shfl_down(const T &v, unsigned delta) {
-    constexpr int W = (sizeof(T) + 3) / 4;
-    unsigned w[W] = {};
-    memcpy(w, &v, sizeof(T));
-#pragma unroll
-    for (int k = 0; k < W; ++k)
-        w[k] = __shfl_down_sync(0xffffffffu, w[k], delta);
-    T r;
-    memcpy(&r, w, sizeof(T));
-    return r;
-}
-// Maximum and minimum that propagate NaN, as numpy.max/min do (x != x only for NaN).
-template <class T>
-__device__ __forceinline__ T pycuda_nan_max(const T &a, const T &b) {
-    return (a != a) ? a : ((b != b) ? b : (a < b ? b : a));
-}
-template <class T>
-__device__ __forceinline__ T pycuda_nan_min(const T &a, const T &b) {
-    return (a != a) ? a : ((b != b) ? b : (b < a ? b : a));
-}
-// Truth of a value, as numpy's any/all see it (NaN is true).
-template <class T>
-__device__ __forceinline__ bool pycuda_truth(const T &x) { return x != T(0); }
-template <class T>
-__device__ __forceinline__ bool pycuda_truth(const pycuda::complex<T> &x) {
-    return x.real() != T(0) || x.imag() != T(0);
-}
-// Value and index, for argmax/argmin: the first extremum wins, a NaN beats every number.
-template <class T>
-struct pycuda_arg_pair {
-    T v;
-    long long i;
-};
-template <class T>
-__device__ __forceinline__ pycuda_arg_pair<T> pycuda_make_arg(const T &v, long long i) {
-    pycuda_arg_pair<T> p;
-    p.v = v;
-    p.i = i;
-    return p;
-}
-template <bool Max, class T>
-__device__ __forceinline__ pycuda_arg_pair<T> pycuda_arg_ext(const pycuda_arg_pair<T> &a,
-                                                             const pycuda_arg_pair<T> &b) {
-    const bool an = a.v != a.v, bn = b.v != b.v;
-    if (an || bn)
-        return (an && bn) ? (a.i < b.i ? a : b) : (an ? a : b);
-    if (Max ? (b.v < a.v) : (a.v < b.v))
-        return a;
-    if (Max ? (a.v < b.v) : (b.v < a.v))
-        return b;
-    return a.i < b.i ? a : b;
-}
-#endif
-"""
 
 
 def _includes(text: str) -> str:
@@ -331,7 +275,7 @@ class _Plan:
         final_ctype, final_expr = final if final else ("out_type", "a")
         head = (
             _includes(out_ctype + preamble + " ".join(a.declarator() for a in args) + final_ctype)
-            + _HELPERS
+            + REDUCTION_HELPERS
             + preamble
             + f"""
 typedef {out_ctype} out_type;
@@ -417,12 +361,9 @@ def get_reduction_module(
     to the C type ``out_type``. ``block_size`` is accepted for compatibility; blocks have
     :data:`BLOCK_SIZE` threads.
     """
-    from pycuda.compiler import SourceModule
-    from pycuda.tools import get_or_register_dtype
-
     dtype = get_or_register_dtype(out_type)
     plan = _make_plan(dtype, neutral, reduce_expr, map_expr, arguments, name, preamble, out_type)
-    return SourceModule(plan.source, options=options, keep=keep, no_extern_c=True)
+    return compiler.SourceModule(plan.source, options=options, keep=keep, no_extern_c=True)
 
 
 def get_reduction_kernel_and_types(
@@ -441,8 +382,6 @@ def get_reduction_kernel_and_types(
     """``(prepared Function, argument list)`` of stage 1 (the map over the user's arguments) or
     stage 2 (partials to result) of a reduction; both end with ``long long n``.
     """
-    from pycuda.tools import get_or_register_dtype
-
     dtype = get_or_register_dtype(out_type)
     args = _parse_arguments(arguments)
     mod = get_reduction_module(
@@ -482,9 +421,6 @@ class ReductionKernel:
         _final: tuple[Any, str, str] | None = None,
         _shuffle: bool | None = None,
     ) -> None:
-        from pycuda import driver
-        from pycuda.compiler import SourceModule
-
         self.dtype_out = np.dtype(dtype_out)
         self.arguments = _parse_arguments(arguments)
         # _final: (result dtype, its C type, expression in `a`) when the result is not out_type.
@@ -496,7 +432,9 @@ class ReductionKernel:
         )  # fmt: skip
         self._plan = plan
         self.source = plan.source
-        self.module = SourceModule(plan.source, options=options, keep=keep, no_extern_c=True)
+        self.module = compiler.SourceModule(
+            plan.source, options=options, keep=keep, no_extern_c=True
+        )
         fmt = "P" + "".join(a.struct_char for a in self.arguments) + "q"
         self.stage1_func = self.module.get_function(f"{name}_stage1")
         self.stage1_func.prepare(fmt)
@@ -512,7 +450,7 @@ class ReductionKernel:
         fallback = sms * max(1, per_sm // plan.block)
         # One resident wave: more blocks than fit at once would only queue behind the first.
         self._max_blocks = {
-            f: _resident_blocks(f, plan.block, sms, fallback)
+            f: resident_blocks(f, plan.block, sms, fallback)
             for f in (self.stage1_func, self.stage1_vec_func)
             if f is not None
         }
@@ -525,7 +463,7 @@ class ReductionKernel:
             self._limits[f] = (per_block, self._max_blocks[f])
         self._block = (plan.block, 1, 1)
         # The one-array kernels (sum, max, any, ...): its dtype and the alignment that 16-byte
-        # loads need (None without them), for _single_array's shortcut.
+        # loads need (None without them), for calls on one plain array (_launch_plan's).
         self._single = None
         if len(self.arguments) == 1 and isinstance(self.arguments[0], VectorArg):
             spec = self.arguments[0]
@@ -533,19 +471,41 @@ class ReductionKernel:
             align = plan.vec * vec_args[spec.name] if spec.name in vec_args else 1
             self._single = (spec.dtype, align if self.stage1_vec_func is not None else None)
 
-    def _single_array(self, a: Any) -> tuple[list[Any], Any, int, bool] | None:
-        """_launch_args((a,)) of a one-array kernel when ``a`` is a GPUArray known to be
-        C-contiguous, of the declared dtype object; None where the general checks must run."""
-        dtype, align = self._single  # type: ignore[misc]
-        if getattr(a, "_c", None) is not True or a.dtype is not dtype:
+    def _aligned(self, ptr: int) -> bool:
+        """Whether a one-array kernel's 16-byte loads may read from address ``ptr``."""
+        align = self._single[1]  # type: ignore[index]
+        return align is not None and not ptr % align
+
+    def _launch_plan(self, n: int, aligned: bool) -> ReductionPlan:
+        """What a call over ``n`` elements launches (16-byte loads where ``aligned``): the
+        decision every call takes (the general path, and the plain path's cache)."""
+        func, blocks, direct = self._stage1(n, aligned)
+        stage2 = None if direct else self.stage2_func.prepared_call
+        result = self.result_dtype
+        return ReductionPlan(
+            func.prepared_call, (blocks, 1), self._block, stage2, blocks,
+            blocks * self.dtype_out.itemsize, result, result.itemsize,
+        )  # fmt: skip
+
+    def _call_plain(self, a: Any, allocator: Any) -> Any:
+        """``self(a)`` for a plain C-contiguous GPUArray of the declared dtype (object): the
+        launches from the context's plan cache; None where the general path must run."""
+        dtype = self._single[0]  # type: ignore[index]
+        n = a.size
+        if not n or a.dtype is not dtype or not a._c:
             return None
         ptr = a.ptr
-        return [ptr], a, a.size, align is not None and not ptr % align
+        aligned = self._aligned(ptr)
+        state = core.STATES.get(core.seams.context_handle()) or core.state()
+        plan = state.plans.get((self, n, aligned))
+        if plan is None:
+            plan = state.remember((self, n, aligned), self._launch_plan(n, aligned))
+        return launch_plan(plan, ptr, n, allocator or a.allocator)
 
     def _stage1(self, n: int, aligned: bool) -> tuple[Any, int, bool]:
         """The stage-1 function over ``n`` elements (16-byte loads where ``aligned``), its
         number of blocks, and whether that one launch writes the result (one block and no final
-        conversion) or stage 2 reduces its partials. pycuda._fast_reduce launches the same."""
+        conversion) or stage 2 reduces its partials."""
         func = self.stage1_vec_func if aligned and n else self.stage1_func
         per_block, max_blocks = self._limits[func]
         blocks = max(1, min(-(-n // per_block), max_blocks))
@@ -609,16 +569,26 @@ class ReductionKernel:
         """
         if kw:
             raise TypeError(f"unexpected keyword arguments: {', '.join(kw)}")
-        fast = self._single_array(args[0]) if self._single and len(args) == 1 else None
-        packed, first, n, aligned = fast or self._launch_args(args)
+        plain = (
+            self._single
+            and len(args) == 1
+            and type(args[0]) is core.array_class()
+            and out is None
+            and stream is None
+            and kernel_wrapper is None
+        )
+        if plain:
+            result = self._call_plain(args[0], allocator)
+            if result is not None:
+                return result
+        packed, first, n, aligned = self._launch_args(args)
         if allocator is None:
             allocator = getattr(first, "allocator", None)
         if out is None:
-            gpuarray = _gpuarray()
-            if type(first) is gpuarray.GPUArray or not isinstance(first, gpuarray.GPUArray):
-                out = gpuarray._empty_0d(self.result_dtype, allocator)
+            if type(first) is core.array_class() or not core.is_array(first):
+                out = core.empty_0d(self.result_dtype, allocator)
             else:  # a subclass's result, made by its _new_like_me/_new_with_changes
-                out = gpuarray._new_result(first, (), self.result_dtype, allocator=allocator)
+                out = core.new_result(first, (), self.result_dtype, allocator=allocator)
         elif out.dtype != self.result_dtype or out.size != 1:
             raise TypeError(
                 f"out must be a GPUArray of one {self.result_dtype} element, got "
@@ -638,43 +608,73 @@ class ReductionKernel:
         # Raw memory, not a GPUArray: the partials may be of a struct type (argmax's pairs).
         # Without an allocator, from the context's pool as the result: a cuMemFree per call
         # would wait for the device.
-        allocate = allocator or _gpuarray()._default_allocator()
+        allocate = allocator or core.context_allocator()
         partials = allocate(blocks * self.dtype_out.itemsize)
         stage1((blocks, 1), block, stream, partials, *packed, n)
         stage2((1, 1), block, stream, out.gpudata, partials, blocks)
         return out
 
 
-def _gpuarray() -> Any:
-    """pycuda.gpuarray (imported on first use: it imports this module's users)."""
-    module = sys.modules.get("pycuda.gpuarray")
-    if module is None:
-        from pycuda import gpuarray as module
-    return module
+class ReductionPlan(NamedTuple):
+    """What one reduction of n elements at one alignment launches, and its result."""
+
+    stage1: Callable[..., None]  # stage 1's prepared_call
+    grid: tuple[int, int]  # stage 1's grid
+    block: tuple[int, int, int]
+    stage2: Callable[..., None] | None  # None: stage 1 writes the result
+    blocks: int  # stage 1's blocks: the partials stage 2 reduces
+    partial_bytes: int
+    result: np.dtype
+    itemsize: int  # the result's
 
 
-def _resident_blocks(func: Any, block: int, sms: int, fallback: int) -> int:
-    """How many blocks of ``func`` all multiprocessors hold at once (its registers decide)."""
-    from pycuda import driver
+_ONE_BLOCK = (1, 1)
 
-    try:
-        per_sm = func.max_active_blocks_per_multiprocessor(block)
-    except (AttributeError, driver.Error):  # no occupancy query: the thread-count bound
-        return fallback
-    return sms * per_sm if per_sm > 0 else fallback
+
+def launch_plan(plan: ReductionPlan, ptr: int, n: int, allocator: Any) -> Any:
+    """Launches ``plan`` over the ``n`` elements at ``ptr``; a new 0-d GPUArray of its result
+    (memory, and the partials', from ``allocator``)."""
+    gpudata = allocator(plan.itemsize)
+    out = int(gpudata)
+    if plan.stage2 is None:
+        plan.stage1(_ONE_BLOCK, plan.block, out, ptr, n)
+    else:
+        partials = allocator(plan.partial_bytes)
+        plan.stage1(plan.grid, plan.block, partials, ptr, n)
+        plan.stage2(_ONE_BLOCK, plan.block, out, partials, plan.blocks)
+    return core.array_class()._fresh((), plan.result, (), 1, allocator, gpudata, out)
+
+
+def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -> Any:
+    """``kernel_of(a.dtype)(a, allocator=allocator)`` for a plain non-empty C-contiguous
+    GPUArray (the module functions' sum, max and min), its plan looked up in the context's
+    cache by (``kernel_of``, dtype, n, address % 16) without asking the memoized factory;
+    None where the general path must decide (the plan is still the kernel's own decision)."""
+    n = a.size
+    if not n or type(a) is not core.array_class() or not a._c:
+        return None
+    state = core.STATES.get(core.seams.context_handle()) or core.state()
+    ptr = a.ptr
+    key = (kernel_of, a.dtype, n, ptr & 15)
+    plan = state.plans.get(key)
+    if plan is None:
+        try:
+            krnl = kernel_of(a.dtype)
+        except (TypeError, ValueError, KeyError):
+            return None  # the general path raises it, with its own message
+        if krnl._single is None or krnl._single[0] != a.dtype:
+            return None
+        align = krnl._single[1]
+        if align is not None and 16 % align:
+            return None  # whether 16-byte loads apply would depend on more than ptr % 16
+        plan = state.remember(key, krnl._launch_plan(n, krnl._aligned(ptr)))
+    return launch_plan(plan, ptr, n, allocator or a.allocator)
 
 
 def _launcher(func: Any) -> Callable[..., None]:
     """``launch(grid, block, stream, *args)`` of a prepared function (a kernel_wrapper's
     argument form), synchronous where ``stream`` is None."""
-    return lambda grid, block, stream, *args: _launch(func, grid, block, stream, list(args))
-
-
-def _launch(func: Any, grid: Any, block: Any, stream: Any, args: list[Any]) -> None:
-    if stream is None:
-        func.prepared_call(grid, block, *args)
-    else:
-        func.prepared_async_call(grid, block, stream, *args)
+    return lambda grid, block, stream, *args: core.launch(func, grid, block, stream, args)
 
 
 def _scalar_value(spec: Argument, value: Any) -> Any:
@@ -692,9 +692,7 @@ def _scalar_value(spec: Argument, value: Any) -> Any:
 def _accumulator(dtype_out: np.dtype) -> tuple[np.dtype, str, tuple[Any, str, str] | None]:
     """(accumulator dtype, its C type, final conversion or None): float16 and bfloat16 add up
     in float32 and convert once at the end."""
-    from pycuda._dtype_rules import BFLOAT16
-
-    if dtype_out == np.dtype(np.float16) or (BFLOAT16 is not None and dtype_out == BFLOAT16):
+    if dtype_out == np.dtype(np.float16) or is_bfloat16(dtype_out):
         return np.dtype(np.float32), "float", (dtype_out, dtype_to_ctype(dtype_out), "a")
     return dtype_out, dtype_to_ctype(dtype_out), None
 
@@ -754,23 +752,7 @@ def get_subset_dot_kernel(
 
 def get_minmax_neutral(what: str, dtype: Any) -> str:
     """The C expression of the identity of ``what`` ("max" or "min") for ``dtype``."""
-    dtype = np.dtype(dtype)
-    if what not in ("max", "min"):
-        raise ValueError(f"what must be 'max' or 'min', got {what!r}")
-    if dtype.kind == "c":
-        raise TypeError(f"max/min of complex values ({dtype}) is not defined")
-    if dtype.kind == "b":
-        return "false" if what == "max" else "true"
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        value = info.min if what == "max" else info.max
-        if value == -(2**63):
-            return "(-9223372036854775807LL - 1)"  # the literal 9223372036854775808 overflows
-        return f"{value}{'ULL' if dtype.kind == 'u' else 'LL'}"
-    sign = "-" if what == "max" else ""
-    if dtype == np.dtype(np.float64):
-        return f"{sign}__longlong_as_double(0x7ff0000000000000LL)"
-    return f"{sign}__int_as_float(0x7f800000)"  # float32; float16 converts from it
+    return minmax_neutral(what, dtype)
 
 
 @context_dependent_memoize
@@ -802,7 +784,6 @@ def get_argminmax_kernel(what: str, dtype: Any) -> Any:
     A dedicated kernel (``pycuda._arg_extremum``), not a ReductionKernel of (value, index)
     pairs: each thread keeps a plain value and index, which is what runs at memory bandwidth.
     """
-    from pycuda._arg_extremum import ArgExtremumKernel
 
     return ArgExtremumKernel(what, dtype)
 

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import _array_core as core
+from pycuda import compiler, driver
 from pycuda._cluda import CLUDA_PREAMBLE  # noqa: F401 - the original's scan module offers it
 from pycuda._scan_templates import (
     EXCLUSIVE_UPDATE_SOURCE,
@@ -389,8 +391,6 @@ class _ScanKernel:
         preamble: str = "",
         devices: Any = None,  # accepted for compatibility; kernels load into the current context
     ) -> None:
-        from pycuda.compiler import SourceModule
-
         self.dtype = np.dtype(dtype)
         if self.exclusive and neutral is None:
             raise ValueError("ExclusiveScanKernel needs a neutral element (neutral='0' for sums)")
@@ -406,7 +406,7 @@ class _ScanKernel:
             dtype_to_ctype(self.dtype), self.dtype.itemsize, scan_expr,
             None if neutral is None else str(neutral), name, preamble, self.exclusive,
         )  # fmt: skip
-        self.module = SourceModule(self.source, options=options, no_extern_c=True)
+        self.module = compiler.SourceModule(self.source, options=options, no_extern_c=True)
         self.func = self.module.get_function(name)
         self.func.prepare("PPPPPqi")
 
@@ -414,8 +414,6 @@ class _ScanKernel:
         self, input_ary: Any, output_ary: Any = None, allocator: Any = None, stream: Any = None
     ) -> Any:
         """Scan ``input_ary`` into ``output_ary`` (default: in place; "new": a new array)."""
-        from pycuda import driver, gpuarray
-
         self._check(input_ary, "input_ary")
         if allocator is None:
             allocator = getattr(input_ary, "allocator", None)
@@ -426,7 +424,7 @@ class _ScanKernel:
                 raise ValueError(
                     f"output_ary must be a GPUArray, None or 'new', not {output_ary!r}"
                 )
-            output_ary = gpuarray._new_result(
+            output_ary = core.new_result(
                 input_ary, input_ary.shape, self.dtype, allocator=allocator
             )
         else:
@@ -446,7 +444,7 @@ class _ScanKernel:
         flags_bytes = 0 if self.packed else -(-tiles * 4 // 16) * 16
         values_bytes = tiles * (8 if self.packed else self.words * 4)
         # Without an allocator, from the context's pool (not a cuMemFree per call).
-        allocate = allocator or gpuarray._default_allocator()
+        allocate = allocator or core.context_allocator()
         scratch = allocate(flags_bytes + (1 if self.packed else 2) * values_bytes)
         base = int(scratch)
         in_ptr, out_ptr = int(input_ary.gpudata), int(output_ary.gpudata)
@@ -455,10 +453,7 @@ class _ScanKernel:
         driver.memset_d32_async(base, 0, zeroed // 4, stream)
         args = (in_ptr, out_ptr, base, base + flags_bytes, base + flags_bytes + values_bytes,
                 n, vec)  # fmt: skip
-        if stream is None:
-            self.func.prepared_call((tiles, 1), (self.block, 1, 1), *args)
-        else:
-            self.func.prepared_async_call((tiles, 1), (self.block, 1, 1), stream, *args)
+        core.launch(self.func, (tiles, 1), (self.block, 1, 1), stream, args)
         self._scratch = scratch  # kept until the next call, so a pooled block is not reused early
         return output_ary
 

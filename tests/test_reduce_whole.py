@@ -1,15 +1,17 @@
-"""Tests of the fast path of gpuarray.sum/max/min over whole arrays (pycuda._fast_reduce): it must
-launch exactly what the general path (ReductionKernel.__call__) launches, give the same result
-arrays, be taken only where it applies, and keep its entries per context. CPU (recorded
-launches) and GPU (values against NumPy and the general path)."""
+"""Tests of gpuarray.sum/max/min over whole plain arrays (reduction.reduce_whole): their plans,
+looked up per context by (factory, dtype, n, address % 16), must launch exactly what the general
+path (ReductionKernel.__call__ with all its checks) launches, give the same result arrays, be
+used only where they apply, and be kept per context. CPU (recorded launches) and GPU (values
+against NumPy and the general path)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import array_seams
 from launch_log import FakeDevice, LaunchLog, Memory, without_new_memory
 
-from pycuda import _fast_ops, _reduce_ops, gpuarray, reduction
+from pycuda import _array_core, _reduce_ops, gpuarray, reduction
 from pycuda.gpuarray import GPUArray
 
 DTYPES = [
@@ -37,18 +39,25 @@ def recorder(monkeypatch):
     monkeypatch.setattr(driver.Context, "get_device", staticmethod(lambda: FakeDevice()))
     # addresses of their own: memory from mem_alloc would show (the pool is the default)
     monkeypatch.setattr(driver, "mem_alloc", Memory(1 << 50).allocate)
-    monkeypatch.setattr(gpuarray, "_default_allocator", lambda: rec.allocate)
-    monkeypatch.setattr(_fast_ops, "_FAST_CONTEXTS", {})
-    # No context, as on a machine without a GPU (on one, other tests leave theirs current).
-    monkeypatch.setattr(_fast_ops, "_context_handle", lambda: 0)
+    array_seams.replace(monkeypatch, allocate=rec.allocate)  # no context, no plans yet
     _forget_kernels()  # kernels memoized by other tests' stand-ins (context handle 0)
     yield rec
     _forget_kernels()  # and ours are not for later tests
 
 
-def _entries():
-    state = _fast_ops._FAST_CONTEXTS.get(0)
-    return {} if state is None else state.reductions
+_FACTORIES = (_reduce_ops._sum_kernel, _reduce_ops._max_kernel, _reduce_ops._min_kernel)
+
+
+def _entries(handle=0):
+    """The whole-array reductions' plans of the context ``handle`` (keyed by their factory)."""
+    state = _array_core.STATES.get(handle)
+    plans = {} if state is None else state.plans
+    return {k: v for k, v in plans.items() if isinstance(k, tuple) and k[0] in _FACTORIES}
+
+
+def _general(krnl, a, allocator):
+    """``krnl(a)`` by the general path (with a kernel_wrapper, no plan is looked up)."""
+    return krnl(a, allocator=allocator, kernel_wrapper=lambda launch: launch)
 
 
 def _same_result(fast, general):
@@ -74,7 +83,7 @@ def _check_launches(rec, what, a, allocator):
     count = len(_entries())
     assert fast_calls[-1][3][0] == fast.ptr  # the last launch writes the result
     rec.calls.clear()
-    general = _kernel_of(what, a.dtype)(a, allocator=allocator)
+    general = _general(_kernel_of(what, a.dtype), a, allocator)
     assert without_new_memory(fast_calls) == without_new_memory(rec.calls)
     _same_result(fast, general)
     rec.calls.clear()
@@ -116,7 +125,7 @@ def test_allocators_as_the_general_path(recorder):
             a = GPUArray((n,), np.float32, array_allocator)
             for allocator in (None, Memory(1 << 35).allocate):
                 _check_launches(recorder, "sum", a, allocator)
-                _entries().clear()
+                _array_core.state().plans.clear()
     gpuarray.sum(GPUArray((10**7,), np.float32))  # no allocator: the partials from the pool
     out_ptr, partials = recorder.calls[-1][3][:2]
     assert partials < 1 << 40 and out_ptr < 1 << 40 and partials != out_ptr
@@ -179,24 +188,24 @@ def test_falls_back_where_the_general_path_decides(recorder, monkeypatch):
 
 def test_entries_per_context_cleared_and_bounded(recorder, monkeypatch):
     handle = [0]
-    monkeypatch.setattr(_fast_ops, "_context_handle", lambda: handle[0])
+    monkeypatch.setattr(_array_core.seams, "context_handle", lambda: handle[0])
     a = GPUArray((1000,), np.float32)
     gpuarray.sum(a)
     gpuarray.max(a)
-    assert len(_fast_ops._FAST_CONTEXTS[0].reductions) == 2
+    assert len(_entries(0)) == 2
     handle[0] = 1234  # another context: its own entries
-    monkeypatch.setattr(_fast_ops.drv.Context, "get_current", staticmethod(lambda: "ctx"))
+    monkeypatch.setattr(_array_core.drv.Context, "get_current", staticmethod(lambda: "ctx"))
     gpuarray.sum(a)
-    assert len(_fast_ops._FAST_CONTEXTS[1234].reductions) == 1
+    assert len(_entries(1234)) == 1
     from pycuda.tools import clear_context_caches
 
     clear_context_caches()
-    assert _fast_ops._FAST_CONTEXTS == {}
-    monkeypatch.setattr(_fast_ops, "_MAX_LAUNCHES", 4)
+    assert _array_core.STATES == {}
+    monkeypatch.setattr(_array_core, "MAX_ENTRIES", 4)
     for n in range(1, 20):
         gpuarray.sum(GPUArray((n,), np.float32))
         assert recorder.calls[-1][3][-1] == n
-    assert 0 < len(_fast_ops._FAST_CONTEXTS[1234].reductions) <= 4
+    assert 0 < len(_entries(1234)) and len(_array_core.STATES[1234].plans) <= 4
 
 
 # {{{ GPU: values against NumPy and the general path
@@ -241,9 +250,9 @@ def _assert_sum_close(got, host):
 def test_fast_sum_against_numpy_and_the_general_path(ctx, dtype, n):
     for a, h in _aligned_and_not(dtype, n):
         fast = gpuarray.sum(a)
-        state = _fast_ops._FAST_CONTEXTS[ctx.handle]
-        assert (_reduce_ops._sum_kernel, dtype, n, a.ptr & 15) in state.reductions
-        general = _kernel_of("sum", dtype)(a)
+        state = _array_core.STATES[ctx.handle]
+        assert (_reduce_ops._sum_kernel, dtype, n, a.ptr & 15) in state.plans
+        general = _general(_kernel_of("sum", dtype), a, None)
         got = fast.get()
         assert got.shape == () and got.dtype == general.dtype == np.sum(h).dtype
         assert got.tobytes() == general.get().tobytes()  # the same kernels: bit-identical
@@ -268,7 +277,7 @@ def test_fast_sum_allocators_and_nan(ctx):
     a = gpuarray.to_gpu(host)
     ref = gpuarray.sum(a).get()
     assert ref == np.sum(host.astype(np.float64))  # small integers: exact
-    for allocator in (drv.mem_alloc, gpuarray._default_allocator()):
+    for allocator in (drv.mem_alloc, _array_core.context_allocator()):
         out = gpuarray.sum(a, allocator=allocator)  # result and partials from the allocator
         assert out.allocator is allocator and out.get() == ref
     host[5] = np.nan
