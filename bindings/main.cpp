@@ -19,6 +19,7 @@ void bind_flat_launches(nb::module_& m);
 void bind_flat_operator(nb::module_& m);
 void bind_linker(nb::module_& m);
 void bind_nvrtc(nb::module_& m);
+void bind_curand_host(nb::module_& m);
 void bind_compile_cache(nb::module_& m);
 void bind_profiler(nb::module_& m);
 void bind_dlpack(nb::module_& m);
@@ -47,6 +48,7 @@ NB_MODULE(_driver, m) {
     bind_flat_operator(m);
     bind_linker(m);
     bind_nvrtc(m);
+    bind_curand_host(m);
     bind_compile_cache(m);
     bind_profiler(m);
     bind_dlpack(m);

@@ -2,6 +2,7 @@
 #include "core/nvrtc.hpp"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -56,7 +57,17 @@ void bind_nvrtc(nb::module_& m) {
     m.def("nvrtc_available", &nvrtc_loadable, "Whether a libnvrtc could be opened.");
     m.def(
         "nvrtc_library_path", []() { return nvrtc().library_path; },
-        "The path of the libnvrtc in use.");
+        "The path of the libnvrtc in use (opens it).");
+    m.def(
+        "find_nvrtc",
+        []() -> std::optional<std::string> {
+            std::string path = find_nvrtc();
+            if (path.empty())
+                return std::nullopt;
+            return path;
+        },
+        "The libnvrtc file core opens (or opened), found without opening it; None when the\n"
+        "search finds none (nvrtc_available() may still find one through the loader).");
 }
 
 } // namespace pycuda::bindings

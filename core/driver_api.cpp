@@ -1,4 +1,5 @@
-// core/driver_api.cpp: opens libcuda.so.1 and libnvrtc at run time and resolves the entry table.
+// core/driver_api.cpp: opens libcuda.so.1, libnvrtc and libcurand at run time and resolves the
+// entry tables.
 #include "core/driver_api.hpp"
 
 #include "core/error.hpp"
@@ -7,10 +8,25 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
+
+#if __has_include(<curand.h>)
+#include <curand.h>
+#include <type_traits>
+// The cuRAND types core/driver_api.hpp declares itself, checked where the header exists.
+static_assert(sizeof(curandStatus_t) == sizeof(int) && CURAND_STATUS_SUCCESS == 0);
+static_assert(sizeof(curandDirectionVectorSet_t) == sizeof(int));
+static_assert(CURAND_DIRECTION_VECTORS_32_JOEKUO6 == 101 &&
+              CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6 == 104);
+static_assert(std::is_same_v<curandDirectionVectors32_t, unsigned int[32]>);
+static_assert(std::is_same_v<curandDirectionVectors64_t, unsigned long long[64]>);
+#endif
 
 namespace pycuda {
 
@@ -41,20 +57,28 @@ LoadedLibrary open_first(const std::vector<std::string>& candidates) {
     return lib;
 }
 
+std::string link_map_file(void* handle) {
+    struct link_map* map = nullptr;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name)
+        return map->l_name;
+    return {};
+}
+
 /// The file a handle came from (the loader's search may have picked it), else the name opened.
 std::string loaded_file(const LoadedLibrary& lib) {
-    struct link_map* map = nullptr;
-    if (dlinfo(lib.handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name)
-        return map->l_name;
-    return lib.path;
+    std::string file = link_map_file(lib.handle);
+    return file.empty() ? lib.path : file;
 }
 
 /// Up to ten names, then how many more: a driver missing everything is one line, not a page.
 std::string name_list(const std::vector<const char*>& names) {
     constexpr std::size_t k_shown = 10;
     std::string text;
-    for (std::size_t i = 0; i < names.size() && i < k_shown; ++i)
-        text += (i ? " " : "") + std::string(names[i]);
+    for (std::size_t i = 0; i < names.size() && i < k_shown; ++i) {
+        if (i)
+            text += ' ';
+        text += names[i];
+    }
     if (names.size() > k_shown)
         text += " (and " + std::to_string(names.size() - k_shown) + " more)";
     return text;
@@ -72,22 +96,6 @@ std::vector<std::string> driver_candidates() {
     for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib/aarch64-linux-gnu",
                             "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/lib/wsl/lib"})
         c.push_back(std::string(dir) + "/libcuda.so.1");
-    return c;
-}
-
-std::vector<std::string> nvrtc_candidates() {
-    std::vector<std::string> c;
-    c.push_back(env_or_empty("PYCUDA_LIBNVRTC"));
-    for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
-        c.push_back(name);
-    for (const char* var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"}) {
-        std::string root = env_or_empty(var);
-        if (!root.empty())
-            for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
-                c.push_back(root + "/lib64/" + name);
-    }
-    for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
-        c.push_back(std::string("/usr/local/cuda/lib64/") + name);
     return c;
 }
 
@@ -173,18 +181,99 @@ const DriverLoad& driver_load() {
     return loaded;
 }
 
-struct NvrtcLoad {
-    std::unique_ptr<NvrtcApi> api;
-    std::string error;
+/// The system's default library directories, as the loader lists them last (ld.so(8)).
+std::vector<std::string> default_library_dirs() {
+#if defined(__x86_64__)
+    const std::string triplet = "x86_64-linux-gnu";
+#elif defined(__aarch64__)
+    const std::string triplet = "aarch64-linux-gnu";
+#elif defined(__powerpc64__)
+    const std::string triplet = "powerpc64le-linux-gnu";
+#else
+    const std::string triplet;
+#endif
+    std::vector<std::string> dirs;
+    if (!triplet.empty())
+        dirs = {"/lib/" + triplet, "/usr/lib/" + triplet};
+    for (const char* dir : {"/lib64", "/usr/lib64", "/lib", "/usr/lib"})
+        dirs.push_back(dir);
+    return dirs;
+}
+
+std::string without_trailing_slash(std::string dir) {
+    while (dir.size() > 1 && dir.back() == '/')
+        dir.pop_back();
+    return dir;
+}
+
+/// The directories the loader searches for a dlopen from the object this code is linked into:
+/// its RPATH (or its loaders'), $LD_LIBRARY_PATH as the loader read it at start, its RUNPATH,
+/// then the system directories. Empty where the C library cannot say (not glibc).
+std::vector<std::string> loader_search_dirs() {
+    std::vector<std::string> dirs;
+#ifdef __GLIBC__ // RTLD_DI_SERINFO: glibc's report of the loader's directories
+    Dl_info self{};
+    void* handle = nullptr;
+    if (dladdr(reinterpret_cast<void*>(&loader_search_dirs), &self) && self.dli_fname)
+        handle = dlopen(self.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle)
+        handle = dlopen(nullptr, RTLD_LAZY); // linked into the program itself
+    if (!handle)
+        return dirs;
+    Dl_serinfo size{};
+    if (dlinfo(handle, RTLD_DI_SERINFOSIZE, &size) == 0 && size.dls_size >= sizeof(Dl_serinfo)) {
+        // Dl_serinfo ends in an array whose strings follow it: one buffer of dls_size bytes.
+        std::vector<std::max_align_t> buffer(size.dls_size / sizeof(std::max_align_t) + 1);
+        auto* info = reinterpret_cast<Dl_serinfo*>(buffer.data());
+        if (dlinfo(handle, RTLD_DI_SERINFOSIZE, info) == 0 &&
+            dlinfo(handle, RTLD_DI_SERINFO, info) == 0)
+            for (unsigned i = 0; i < info->dls_cnt; ++i)
+                dirs.push_back(without_trailing_slash(info->dls_serpath[i].dls_name));
+    }
+    dlclose(handle);
+#endif
+    return dirs;
+}
+
+/// Opens `lib`: the file find_toolkit_library names, so that the file reported is the file in
+/// use; when it names none (or that file does not open), each candidate through the loader's own
+/// search, which may know places find_toolkit_library does not (glibc-hwcaps directories).
+LoadedLibrary open_toolkit_library(const ToolkitLibrary& lib) {
+    LoadedLibrary found;
+    if (std::string file = find_toolkit_library(lib); !file.empty()) {
+        found = open_first({file});
+        if (found.handle)
+            return found;
+    }
+    LoadedLibrary any = open_first(toolkit_library_candidates(lib));
+    any.failures = found.failures + any.failures;
+    return any;
+}
+
+/// "NVRTC not found: could not open libnvrtc (set PYCUDA_LIBNVRTC or CUDA_HOME). Looked in: ..."
+std::string not_found_message(const ToolkitLibrary& lib, const std::string& failures) {
+    std::string base = lib.sonames.back();
+    base = base.substr(0, base.find(".so"));
+    return std::string(lib.title) + " not found: could not open " + base + " (set " + lib.env_var +
+           " or CUDA_HOME). Looked in:" + failures;
+}
+
+template <typename Api>
+struct LibraryLoad {
+    std::unique_ptr<Api> api;
+    std::string error; // empty on success
 };
 
-NvrtcLoad load_nvrtc() {
-    NvrtcLoad result;
-    LoadedLibrary lib = open_first(nvrtc_candidates());
+// Published once a load succeeds, so find_nvrtc()/find_curand() can answer with the file in use
+// without starting a load themselves.
+std::atomic<const NvrtcApi*> g_nvrtc_in_use{nullptr};
+std::atomic<const CurandApi*> g_curand_in_use{nullptr};
+
+LibraryLoad<NvrtcApi> load_nvrtc() {
+    LibraryLoad<NvrtcApi> result;
+    LoadedLibrary lib = open_toolkit_library(k_nvrtc_library);
     if (!lib.handle) {
-        result.error = "NVRTC not found: could not open libnvrtc (set PYCUDA_LIBNVRTC or "
-                       "CUDA_HOME). Looked in:" +
-                       lib.failures;
+        result.error = not_found_message(k_nvrtc_library, lib.failures);
         return result;
     }
     auto api = std::make_unique<NvrtcApi>();
@@ -202,12 +291,51 @@ NvrtcLoad load_nvrtc() {
     }
     api->library_path = loaded_file(lib);
     result.api = std::move(api);
+    g_nvrtc_in_use.store(result.api.get());
     return result;
 }
 
-const NvrtcLoad& nvrtc_load() {
-    static const NvrtcLoad loaded = load_nvrtc();
+const LibraryLoad<NvrtcApi>& nvrtc_load() {
+    static const LibraryLoad<NvrtcApi> loaded = load_nvrtc();
     return loaded;
+}
+
+LibraryLoad<CurandApi> load_curand() {
+    LibraryLoad<CurandApi> result;
+    LoadedLibrary lib = open_toolkit_library(k_curand_library);
+    if (!lib.handle) {
+        result.error = not_found_message(k_curand_library, lib.failures);
+        return result;
+    }
+    auto api = std::make_unique<CurandApi>();
+    std::vector<const char*> missing;
+#define PYCUDA_RESOLVE_CURAND(name, required)                                                      \
+    api->name = reinterpret_cast<PFN_##name>(dlsym(lib.handle, #name));                            \
+    if (required && !api->name)                                                                    \
+        missing.push_back(#name);
+    PYCUDA_CURAND_ENTRIES(PYCUDA_RESOLVE_CURAND)
+#undef PYCUDA_RESOLVE_CURAND
+    if (!missing.empty()) {
+        result.error =
+            "cuRAND at " + loaded_file(lib) + " lacks entry points: " + name_list(missing);
+        return result;
+    }
+    api->library_path = loaded_file(lib);
+    result.api = std::move(api);
+    g_curand_in_use.store(result.api.get());
+    return result;
+}
+
+const LibraryLoad<CurandApi>& curand_load() {
+    static const LibraryLoad<CurandApi> loaded = load_curand();
+    return loaded;
+}
+
+std::string search_description(const ToolkitLibrary& lib) {
+    std::string text;
+    for (const auto& c : toolkit_library_candidates(lib))
+        text += (text.empty() ? "" : ", ") + c;
+    return text;
 }
 
 } // namespace
@@ -229,8 +357,82 @@ bool driver_loadable() noexcept {
     }
 }
 
+const ToolkitLibrary k_nvrtc_library{
+    "NVRTC", "PYCUDA_LIBNVRTC", {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}};
+const ToolkitLibrary k_curand_library{
+    "cuRAND", "PYCUDA_LIBCURAND", {"libcurand.so.10", "libcurand.so"}};
+
+std::vector<std::string> toolkit_library_candidates(const ToolkitLibrary& lib) {
+    std::vector<std::string> c;
+    if (std::string file = env_or_empty(lib.env_var); !file.empty())
+        c.push_back(file);
+    for (const auto& name : lib.sonames)
+        c.push_back(name);
+    std::vector<std::string> roots;
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+        if (std::string root = env_or_empty(var); !root.empty())
+            roots.push_back(root);
+    roots.push_back("/usr/local/cuda");
+    for (const auto& root : roots)
+        for (const auto& name : lib.sonames)
+            c.push_back(root + "/lib64/" + name);
+    return c;
+}
+
+LoaderPath loader_path() {
+    LoaderPath path;
+    path.cache_file = "/etc/ld.so.cache";
+    std::vector<std::string> dirs = loader_search_dirs();
+    if (dirs.empty()) {
+        // No report from the loader: $LD_LIBRARY_PATH, then the usual system directories.
+        std::string list = env_or_empty("LD_LIBRARY_PATH");
+        for (std::size_t start = 0; start <= list.size();) {
+            std::size_t end = std::min(list.find(':', start), list.size());
+            if (end > start)
+                dirs.push_back(list.substr(start, end - start));
+            start = end + 1;
+        }
+        path.before_cache = std::move(dirs);
+        path.after_cache = default_library_dirs();
+        return path;
+    }
+    // The loader reports the cache's place in its order by leaving it out: it comes before the
+    // system directories, which end the list, each once.
+    const std::vector<std::string> defaults = default_library_dirs();
+    std::size_t tail = dirs.size();
+    while (tail > 0) {
+        const std::string& dir = dirs[tail - 1];
+        bool is_default = std::find(defaults.begin(), defaults.end(), dir) != defaults.end();
+        bool seen = std::find(dirs.begin() + std::ptrdiff_t(tail), dirs.end(), dir) != dirs.end();
+        if (!is_default || seen)
+            break;
+        --tail;
+    }
+    path.before_cache.assign(dirs.begin(), dirs.begin() + std::ptrdiff_t(tail));
+    path.after_cache.assign(dirs.begin() + std::ptrdiff_t(tail), dirs.end());
+    return path;
+}
+
+std::string find_toolkit_library(const ToolkitLibrary& lib) {
+    const LoaderPath path = loader_path();
+    for (const auto& candidate : toolkit_library_candidates(lib)) {
+        if (candidate.find('/') == std::string::npos) {
+            // dlopen of a soname that is already loaded returns that library, wherever it is.
+            if (void* handle = dlopen(candidate.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+                std::string file = link_map_file(handle);
+                dlclose(handle);
+                if (!file.empty())
+                    return file;
+            }
+        }
+        if (std::string file = find_library_file(candidate, path); !file.empty())
+            return file;
+    }
+    return {};
+}
+
 const NvrtcApi& nvrtc() {
-    const NvrtcLoad& loaded = nvrtc_load();
+    const LibraryLoad<NvrtcApi>& loaded = nvrtc_load();
     if (!loaded.api)
         throw CudaError::with_message(CUDA_ERROR_NOT_FOUND, "dlopen", loaded.error);
     return *loaded.api;
@@ -245,11 +447,38 @@ bool nvrtc_loadable() noexcept {
 }
 
 std::string nvrtc_search_description() {
-    std::string text;
-    for (const auto& c : nvrtc_candidates())
-        if (!c.empty())
-            text += (text.empty() ? "" : ", ") + c;
-    return text;
+    return search_description(k_nvrtc_library);
+}
+
+std::string find_nvrtc() {
+    if (const NvrtcApi* api = g_nvrtc_in_use.load())
+        return api->library_path;
+    return find_toolkit_library(k_nvrtc_library);
+}
+
+const CurandApi& curand() {
+    const LibraryLoad<CurandApi>& loaded = curand_load();
+    if (!loaded.api)
+        throw CudaError::with_message(CUDA_ERROR_NOT_FOUND, "dlopen", loaded.error);
+    return *loaded.api;
+}
+
+bool curand_loadable() noexcept {
+    try {
+        return curand_load().api != nullptr;
+    } catch (...) {
+        return false;
+    }
+}
+
+std::string curand_search_description() {
+    return search_description(k_curand_library);
+}
+
+std::string find_curand() {
+    if (const CurandApi* api = g_curand_in_use.load())
+        return api->library_path;
+    return find_toolkit_library(k_curand_library);
 }
 
 } // namespace pycuda

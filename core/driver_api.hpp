@@ -1,9 +1,11 @@
-// core/driver_api.hpp: the one door to the CUDA driver and NVRTC, both opened at run time.
+// core/driver_api.hpp: the one door to the CUDA driver, NVRTC and cuRAND, all opened at run time.
 //
 // Every entry point the project uses is listed once below with the CUDA version whose ABI our
-// call sites expect; it is resolved through cuGetProcAddress (driver) or dlsym (NVRTC). Nothing
-// else in the project may call dlopen, dlsym or cuGetProcAddress.
+// call sites expect; it is resolved through cuGetProcAddress (driver) or dlsym (NVRTC, cuRAND).
+// Nothing else in the project may call dlopen, dlsym or cuGetProcAddress.
 #pragma once
+
+#include "core/library_search.hpp"
 
 #include <cuda.h>
 #include <cudaProfilerTypedefs.h>
@@ -12,6 +14,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pycuda {
 
@@ -177,6 +180,25 @@ namespace pycuda {
     X(nvrtcAddNameExpression, true)                                                                \
     X(nvrtcGetLoweredName, true)
 
+// cuRAND's host functions that pycuda uses: the Sobol generators' tables and the version. Their
+// types are declared here rather than taken from <curand.h>, which a build may lack; where the
+// header is present, core/driver_api.cpp checks that they agree. curandStatus_t is an int-sized
+// enum (0 is CURAND_STATUS_SUCCESS) and the direction-vector sets are 101 to 104.
+using PFN_curandGetVersion = int (*)(int* version);
+using PFN_curandGetDirectionVectors32 = int (*)(unsigned int (**vectors)[32], int set);
+using PFN_curandGetDirectionVectors64 = int (*)(unsigned long long (**vectors)[64], int set);
+using PFN_curandGetScrambleConstants32 = int (*)(unsigned int** constants);
+using PFN_curandGetScrambleConstants64 = int (*)(unsigned long long** constants);
+
+// X(name, required): cuRAND symbols have no versioned variants. Only the version is required of
+// a libcurand; a missing table getter is reported when it is called (core/curand_host.hpp).
+#define PYCUDA_CURAND_ENTRIES(X)                                                                   \
+    X(curandGetVersion, true)                                                                      \
+    X(curandGetDirectionVectors32, false)                                                          \
+    X(curandGetDirectionVectors64, false)                                                          \
+    X(curandGetScrambleConstants32, false)                                                         \
+    X(curandGetScrambleConstants64, false)
+
 /// Function pointers of the driver, resolved once by driver().
 struct DriverApi {
 #define PYCUDA_DECLARE_DRIVER_ENTRY(name, version, required) PFN_##name##_v##version name = nullptr;
@@ -198,6 +220,44 @@ struct NvrtcApi {
     std::string library_path;
 };
 
+/// Function pointers of cuRAND's host library, resolved once by curand().
+struct CurandApi {
+#define PYCUDA_DECLARE_CURAND_ENTRY(name, required) PFN_##name name = nullptr;
+    PYCUDA_CURAND_ENTRIES(PYCUDA_DECLARE_CURAND_ENTRY)
+#undef PYCUDA_DECLARE_CURAND_ENTRY
+    std::string library_path;
+};
+
+/// How core finds a CUDA toolkit library it opens at run time (NVRTC, cuRAND).
+struct ToolkitLibrary {
+    /// Its name in messages ("NVRTC").
+    const char* title;
+    /// The environment variable naming its file, tried first ("PYCUDA_LIBNVRTC").
+    const char* env_var;
+    /// Its file names, most preferred first ("libnvrtc.so.13", ...).
+    std::vector<std::string> sonames;
+};
+
+/// NVRTC: $PYCUDA_LIBNVRTC, libnvrtc.so.13, libnvrtc.so.12, libnvrtc.so.
+extern const ToolkitLibrary k_nvrtc_library;
+/// cuRAND's host library: $PYCUDA_LIBCURAND, libcurand.so.10, libcurand.so.
+extern const ToolkitLibrary k_curand_library;
+
+/// Where `lib` is looked for, in order: $env_var; each soname through the loader's search
+/// ($LD_LIBRARY_PATH, RPATH/RUNPATH, /etc/ld.so.cache, the system directories); then each soname
+/// in lib64/ of $CUDA_HOME, $CUDA_PATH, $CUDA_ROOT and /usr/local/cuda. Empty entries (unset
+/// variables) are left out.
+std::vector<std::string> toolkit_library_candidates(const ToolkitLibrary& lib);
+
+/// The loader's search path for a dlopen from core: the directories before and after
+/// /etc/ld.so.cache, as the loader reports them for the object core is linked into.
+LoaderPath loader_path();
+
+/// The file core opens for `lib`, found without opening it: the first candidate that resolves
+/// to a loadable file (a library already loaded under a soname resolves to that library's file).
+/// Empty when none resolves; the library may still be found by the loader's own search then.
+std::string find_toolkit_library(const ToolkitLibrary& lib);
+
 /// The driver's entry points, loaded on first use and then cached for the process. cuInit is
 /// not called here. Throws CudaError(CUDA_ERROR_NO_DEVICE) naming every place it looked when no
 /// usable libcuda.so.1 exists, and CudaError(CUDA_ERROR_NOT_INITIALIZED) in a child forked after
@@ -216,5 +276,23 @@ bool nvrtc_loadable() noexcept;
 
 /// The directories (or library names) searched for libnvrtc, in order, for reports.
 std::string nvrtc_search_description();
+
+/// The file nvrtc() opens (or opened), without opening it: the library in use once it is open,
+/// else find_toolkit_library(k_nvrtc_library). Empty when the search finds none. pycuda.compiler
+/// names this file in its cache keys, so a compile-cache hit never loads NVRTC.
+std::string find_nvrtc();
+
+/// cuRAND's host entry points, loaded on first use. Throws CudaError(CUDA_ERROR_NOT_FOUND)
+/// naming every place it looked when no libcurand is found.
+const CurandApi& curand();
+
+/// True when a libcurand could be opened (never throws).
+bool curand_loadable() noexcept;
+
+/// The places searched for libcurand, in order, for reports.
+std::string curand_search_description();
+
+/// The file curand() opens (or opened), without opening it; as find_nvrtc().
+std::string find_curand();
 
 } // namespace pycuda

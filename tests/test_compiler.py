@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from child_process import run_python
 
 from pycuda import _driver, _nvcc
 from pycuda import compiler as C
@@ -351,6 +352,34 @@ def test_the_prelude_is_part_of_the_key(cache_dir, monkeypatch):
         assert C._nvrtc_identity() != key_before
     finally:
         C._nvrtc_identity.cache_clear()
+
+
+@needs_nvrtc
+def test_the_key_names_the_nvrtc_file_core_opens():
+    # The key's compiler part is the file core opens (found by core without opening it), with
+    # its size and time: a changed or different NVRTC is a different key.
+    if _driver.find_nvrtc() is None:
+        pytest.skip("core finds NVRTC only through the loader's own search here")
+    real = os.path.realpath(_driver.nvrtc_library_path())
+    st = os.stat(real)
+    assert C._nvrtc_identity().startswith(f"nvrtc-file:{real}:{st.st_size}:{st.st_mtime_ns}:")
+
+
+@needs_nvrtc
+def test_core_reports_the_nvrtc_it_then_opens(tmp_path):
+    # A fresh process, so that nothing has opened NVRTC before find_nvrtc() answers.
+    code = """
+        from pycuda import _driver
+        print(_driver.find_nvrtc())
+        print(_driver.nvrtc_library_path())
+    """
+    found, opened = run_python(code).stdout.split()
+    assert found in (opened, "None")
+    # $PYCUDA_LIBNVRTC comes first, also as a link of another name.
+    link = tmp_path / "libnvrtc-link.so"
+    link.symlink_to(os.path.realpath(opened))
+    found, opened = run_python(code, PYCUDA_LIBNVRTC=str(link)).stdout.split()
+    assert found == opened == str(link)
 
 
 # --- the source and the arguments -------------------------------------------------------------

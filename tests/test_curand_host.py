@@ -3,13 +3,16 @@ _get_scramble_constants32/64 into host buffers) and their names in pycuda.driver
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
+from child_process import run_python
 
 from pycuda import _curand_host as H
 
 needs_curand = pytest.mark.skipif(
-    H._curand_library() is None, reason="libcurand is not installed here"
+    not H.curand_available(), reason="libcurand is not installed here"
 )
 
 
@@ -59,3 +62,33 @@ def test_bad_buffers_are_refused():
         H._get_scramble_constants32([0] * 10, 10)
     with pytest.raises(ValueError):
         H._get_direction_vectors(7, np.zeros(32, np.uint32), 1)  # not a direction set
+
+
+def test_core_reports_the_libcurand_it_then_opens(tmp_path):
+    # A fresh process, so that nothing has opened libcurand before find_curand() answers.
+    code = """
+        from pycuda import _driver
+        print(_driver.find_curand())
+        print(_driver.curand_available() and _driver.curand_library_path())
+    """
+    found, opened = run_python(code).stdout.split()
+    if opened == "False":
+        assert found == "None"
+        pytest.skip("libcurand is not installed here")
+    assert found in (opened, "None")
+    # $PYCUDA_LIBCURAND comes first, also as a link of another name.
+    link = tmp_path / "libcurand-link.so"
+    link.symlink_to(os.path.realpath(opened))
+    found, opened = run_python(code, PYCUDA_LIBCURAND=str(link)).stdout.split()
+    assert found == opened == str(link)
+
+
+@needs_curand
+def test_tables_are_copies_of_cores_read_only_views():
+    view = H._driver.curand_direction_vectors32(101)
+    assert view.shape == (20000, 32) and view.dtype == np.uint32 and not view.flags.writeable
+    table = H._direction_table(H.direction_vector_set.VECTOR_32)
+    assert table.flags.writeable and np.array_equal(table, view)
+    assert not np.shares_memory(table, view)
+    with pytest.raises(ValueError, match="not one of 101, 102"):
+        H._driver.curand_direction_vectors32(103)

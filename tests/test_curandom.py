@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from pycuda import curandom
+from pycuda import _curand_host, _philox, curandom
 from pycuda.compiler import compile as nvrtc_compile
 
 ARCHS = ("sm_80", "sm_90")
 needs_curand = pytest.mark.skipif(
-    curandom._curand_library() is None, reason="libcurand is not installed here"
+    not _curand_host.curand_available(), reason="libcurand is not installed here"
 )
 
 # Random123's kat_vectors, the "philox4x32 10" lines: counter (4 words), key (2), output (4).
@@ -164,14 +164,14 @@ def test_uniform_mappings_stay_below_one():
 
 
 def test_seed_to_key():
-    assert curandom._philox_key(5) == (5, 0)
-    assert curandom._philox_key(2**32 + 7) == (7, 1)
-    assert curandom._philox_key(-1) == (0xFFFFFFFF, 0xFFFFFFFF)
+    assert _philox._philox_key(5) == (5, 0)
+    assert _philox._philox_key(2**32 + 7) == (7, 1)
+    assert _philox._philox_key(-1) == (0xFFFFFFFF, 0xFFFFFFFF)
     np.random.seed(11)
-    first = curandom._philox_key(None)
+    first = _philox._philox_key(None)
     np.random.seed(11)
-    assert curandom._philox_key(None) == first
-    assert curandom._philox_key(None) != first
+    assert _philox._philox_key(None) == first
+    assert _philox._philox_key(None) != first
 
 
 @pytest.mark.parametrize("bad", ["7", 1.5, True])
@@ -197,7 +197,7 @@ def test_randn_rejects_integer_dtypes(dtype):
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-@pytest.mark.parametrize("distribution,dtype", sorted(curandom._PHILOX_OPS))
+@pytest.mark.parametrize("distribution,dtype", sorted(_philox._PHILOX_OPS))
 def test_philox_kernels_compile(arch, distribution, dtype):
     name, source = curandom.philox_kernel_source(distribution, dtype)
     cubin = nvrtc_compile(source, arch=arch, no_extern_c=True)
@@ -490,7 +490,7 @@ def fake_driver(monkeypatch):
     monkeypatch.setattr(pycuda.compiler, "SourceModule", FakeModule)
     monkeypatch.setattr(curandom, "_multiprocessor_count", lambda: 3)
     monkeypatch.setattr(
-        curandom,
+        _philox,
         "_philox_function",
         lambda d, t: (
             FakeModule(curandom.philox_kernel_source(d, t)[1], True)
@@ -526,7 +526,7 @@ def test_rand_launches(fake_driver):
 
 @pytest.mark.parametrize("cls", curandom.GENERATOR_CLASSES, ids=lambda c: c.__name__)
 def test_generator_launches(fake_driver, cls):
-    if cls._spec.quasi and curandom._curand_library() is None:
+    if cls._spec.quasi and not _curand_host.curand_available():
         pytest.skip("the Sobol defaults need libcurand")
     gen = cls()
     assert gen.block_count == 3 and gen.generators_per_block == 256
@@ -664,18 +664,13 @@ def test_cycled_repeats_past_the_table():
 
 
 def test_missing_libcurand_is_explained(monkeypatch):
-    from pycuda import _curand_host
-
-    monkeypatch.setattr(_curand_host, "_curand_candidates", lambda: ["/nonexistent/libcurand.so"])
-    curandom._curand_library.cache_clear()
-    try:
-        assert curandom.get_curand_version() is None
-        with pytest.raises(curandom.CurandLibraryError, match="libcurand was not found"):
-            curandom.generate_scramble_constants32(4)
-        with pytest.raises(curandom.CurandLibraryError, match="CUDA_HOME"):
-            curandom.generate_direction_vectors(4)
-    finally:
-        curandom._curand_library.cache_clear()
+    # As core answers where its search finds no libcurand.
+    monkeypatch.setattr(_curand_host._driver, "curand_available", lambda: False)
+    assert curandom.get_curand_version() is None
+    with pytest.raises(curandom.CurandLibraryError, match="libcurand was not found"):
+        curandom.generate_scramble_constants32(4)
+    with pytest.raises(curandom.CurandLibraryError, match="CUDA_HOME"):
+        curandom.generate_direction_vectors(4)
 
 
 def test_direction_vector_set_values():
@@ -710,7 +705,7 @@ def test_rand_bits_match_the_reference(ctx, dtype, n):
     dtype = np.dtype(dtype)
     seed = 0x0123456789ABCDEF
     got = curandom.rand((n,), dtype, seed=seed).get()
-    key = curandom._philox_key(seed)
+    key = _philox._philox_key(seed)
     expected = ref_uniform(words_for(n, dtype, key), dtype)[:n]
     assert got.dtype == dtype
     assert np.array_equal(got.view(f"u{dtype.itemsize}"), expected.view(f"u{dtype.itemsize}"))
@@ -725,7 +720,7 @@ def test_rand_bits_match_the_reference(ctx, dtype, n):
 def test_randn_matches_box_muller_reference(ctx, dtype, rtol, atol, n):
     dtype = np.dtype(dtype)
     got = curandom.randn(n, dtype, seed=77).get()
-    expected = ref_normal(words_for(n, dtype, curandom._philox_key(77)), dtype)[:n]
+    expected = ref_normal(words_for(n, dtype, _philox._philox_key(77)), dtype)[:n]
     assert got.dtype == dtype
     np.testing.assert_allclose(got.astype(np.float64), expected, rtol=rtol, atol=atol)
 

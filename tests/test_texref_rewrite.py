@@ -1,6 +1,7 @@
-"""The texture-reference rewrite (pycuda.compiler.rewrite_texture_references) and the headers
-behind it: every CUDA 11 texture and surface declaration form compiles to a cubin with NVRTC on
-CUDA 12/13, and the variables carry the layout the host reads (core/texture_reference.hpp)."""
+"""The texture-reference rewrite (pycuda._texref_rewrite, applied by pycuda.compiler) and the
+headers behind it: every CUDA 11 texture and surface declaration form compiles to a cubin with
+NVRTC on CUDA 12/13, and the variables carry the layout the host reads
+(core/texture_reference.hpp)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import struct
 
 import pytest
 
-from pycuda import _driver
+from pycuda import _driver, _texref_rewrite
 from pycuda import compiler as C
 
 needs_nvrtc = pytest.mark.skipif(not _driver.nvrtc_available(), reason="NVRTC is not installed")
@@ -27,14 +28,14 @@ def cache_dir(tmp_path, monkeypatch):
 
 def test_source_without_references_is_unchanged():
     src = "__global__ void f(float *a) { a[0] = 1; } // no textures here\n"
-    assert C.rewrite_texture_references(src) is src
+    assert _texref_rewrite.rewrite_texture_references(src) is src
     src2 = "int texture_count; float surface_area(float x) { return x < 2 ? x : 2; }"
-    assert C.rewrite_texture_references(src2) == src2
+    assert _texref_rewrite.rewrite_texture_references(src2) == src2
 
 
 def test_declarations_get_device_and_the_header():
     src = "texture<float, 2> MyTexture;\nsurface<void, 3> s;\n"
-    out = C.rewrite_texture_references(src)
+    out = _texref_rewrite.rewrite_texture_references(src)
     assert out == (
         "#include <pycuda-texref.hpp>\n"
         "__device__ texture<float, 2> MyTexture;\n__device__ surface<void, 3> s;\n"
@@ -54,7 +55,7 @@ def test_comments_strings_directives_and_other_uses_are_left_alone():
         "texture <float4, 3> spaced;\n"
         "int texture_like; bool b = texture_like < 3;\n"
     )
-    out = C.rewrite_texture_references(src)
+    out = _texref_rewrite.rewrite_texture_references(src)
     expected = src.replace("static texture<int", "static __device__ texture<int").replace(
         "texture <float4", "__device__ texture <float4"
     )
@@ -63,7 +64,7 @@ def test_comments_strings_directives_and_other_uses_are_left_alone():
 
 def test_inside_extern_c_block():
     src = 'extern "C" {\ntexture<float, 2> t;\n}\n'
-    out = C.rewrite_texture_references(src)
+    out = _texref_rewrite.rewrite_texture_references(src)
     assert "{\n__device__ texture<float, 2> t;" in out
     assert out.startswith("#include <pycuda-texref.hpp>\n")
 

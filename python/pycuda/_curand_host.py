@@ -1,8 +1,11 @@
-"""The cuRAND host library, opened at run time: its version, Sobol direction vectors and
-scramble constants.
+"""pycuda._curand_host: the cuRAND host library (its version, Sobol direction vectors and
+scramble constants), opened at run time by core through ``pycuda._driver``.
 
 The original bound these in ``pycuda._driver`` (so ``pycuda.driver`` has them too) and
-``pycuda.curandom`` uses them; here both modules import them from this one.
+``pycuda.curandom`` uses them; here both modules import them from this one. Core looks for
+libcurand as for NVRTC: ``$PYCUDA_LIBCURAND``, then ``libcurand.so.10``/``libcurand.so`` where
+the dynamic loader finds them, then ``lib64/`` of ``$CUDA_HOME``, ``$CUDA_PATH``,
+``$CUDA_ROOT`` and ``/usr/local/cuda``.
 
     from pycuda.driver import direction_vector_set, get_curand_version
     get_curand_version()                          # (10, 4, 0), or None without libcurand
@@ -12,21 +15,16 @@ The original bound these in ``pycuda._driver`` (so ``pycuda.driver`` has them to
 
 from __future__ import annotations
 
-import ctypes
 import enum
-import functools
-import glob
-import os
 from typing import Any
 
 import numpy as np
 
+from pycuda import _driver
+
 
 class CurandLibraryError(RuntimeError):
     """libcurand could not be found or a call into it failed."""
-
-
-_CURAND_DIMENSIONS = 20000  # dimensions of cuRAND's Joe-Kuo direction-vector sets
 
 
 class direction_vector_set(enum.IntEnum):  # noqa: N801 - the original's name
@@ -38,49 +36,29 @@ class direction_vector_set(enum.IntEnum):  # noqa: N801 - the original's name
     SCRAMBLED_VECTOR_64 = 104
 
 
-def _curand_candidates() -> list[str]:
-    names = ["libcurand.so.10", "libcurand.so"]
-    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if root:
-            for sub in ("lib64", "lib", "targets/x86_64-linux/lib"):
-                names += sorted(glob.glob(os.path.join(root, sub, "libcurand.so*")))
-    return names
+def curand_available() -> bool:
+    """Whether core finds and opens a libcurand (it stays open once opened)."""
+    return bool(_driver.curand_available())
 
 
-@functools.cache
-def _curand_library() -> ctypes.CDLL | None:
-    for name in _curand_candidates():
-        try:
-            return ctypes.CDLL(name)
-        except OSError:
-            continue
-    return None
-
-
-def _curand() -> ctypes.CDLL:
-    lib = _curand_library()
-    if lib is None:
+def _require_curand() -> None:
+    if not curand_available():
         raise CurandLibraryError(
-            "libcurand was not found (tried "
-            + ", ".join(_curand_candidates())
-            + "); install the CUDA toolkit's cuRAND or set CUDA_HOME"
+            "libcurand was not found (looked in "
+            + _driver.curand_search_description()
+            + "); install the CUDA toolkit's cuRAND, or set PYCUDA_LIBCURAND to its file or "
+            "CUDA_HOME to the toolkit"
         )
-    return lib
-
-
-def _check_curand(status: int, call: str) -> None:
-    if status != 0:
-        raise CurandLibraryError(f"{call} failed with curandStatus_t {status}")
 
 
 def get_curand_version() -> tuple[int, int, int] | None:
     """cuRAND's version as ``(major, minor, patch)``, or None where libcurand is absent."""
-    lib = _curand_library()
-    if lib is None:
+    if not curand_available():
         return None
-    version = ctypes.c_int()
-    _check_curand(lib.curandGetVersion(ctypes.byref(version)), "curandGetVersion")
-    v = version.value
+    try:
+        v = _driver.curand_version()
+    except RuntimeError as e:  # a curandStatus_t other than success
+        raise CurandLibraryError(str(e)) from None
     return v // 1000, (v % 1000) // 100, v % 100
 
 
@@ -92,23 +70,25 @@ def _cycled(table: np.ndarray, count: int) -> np.ndarray:
 
 def _direction_table(direction: direction_vector_set) -> np.ndarray:
     """All of cuRAND's direction vectors of a set: ``(20000, 32)`` uint32 or ``(20000, 64)``
-    uint64."""
-    bits = 32 if int(direction) in (101, 102) else 64
-    ctype = ctypes.c_uint32 if bits == 32 else ctypes.c_uint64
-    pointer = ctypes.POINTER(ctype)()
-    getter = getattr(_curand(), f"curandGetDirectionVectors{bits}")
-    _check_curand(getter(ctypes.byref(pointer), int(direction)), getter.__name__)
-    flat = np.ctypeslib.as_array(pointer, shape=(_CURAND_DIMENSIONS * bits,))
-    return flat.reshape(_CURAND_DIMENSIONS, bits).copy()
+    uint64 (a copy: core's view is libcurand's own read-only table)."""
+    _require_curand()
+    direction = direction_vector_set(int(direction))
+    bits32 = direction in (direction_vector_set.VECTOR_32, direction_vector_set.SCRAMBLED_VECTOR_32)
+    get = _driver.curand_direction_vectors32 if bits32 else _driver.curand_direction_vectors64
+    try:
+        return np.array(get(int(direction)), copy=True)
+    except RuntimeError as e:  # a curandStatus_t other than success, or a missing getter
+        raise CurandLibraryError(str(e)) from None
 
 
 def _scramble_table(bits: int) -> np.ndarray:
-    """All of cuRAND's 32- or 64-bit scramble constants (20000 of them)."""
-    ctype = ctypes.c_uint32 if bits == 32 else ctypes.c_uint64
-    pointer = ctypes.POINTER(ctype)()
-    getter = getattr(_curand(), f"curandGetScrambleConstants{bits}")
-    _check_curand(getter(ctypes.byref(pointer)), getter.__name__)
-    return np.ctypeslib.as_array(pointer, shape=(_CURAND_DIMENSIONS,)).copy()
+    """All of cuRAND's 32- or 64-bit scramble constants (20000 of them), as a copy."""
+    _require_curand()
+    get = _driver.curand_scramble_constants32 if bits == 32 else _driver.curand_scramble_constants64
+    try:
+        return np.array(get(), copy=True)
+    except RuntimeError as e:
+        raise CurandLibraryError(str(e)) from None
 
 
 def _fill(dst: Any, rows: np.ndarray, what: str) -> None:

@@ -4,7 +4,10 @@ from collections.abc import Sequence
 import os
 import pathlib
 import types
-from typing import TypeAlias, overload
+from typing import Annotated, TypeAlias, overload
+
+import numpy
+from numpy.typing import NDArray
 
 
 class Error(Exception):
@@ -749,7 +752,47 @@ def nvrtc_available() -> bool:
     """Whether a libnvrtc could be opened."""
 
 def nvrtc_library_path() -> str:
-    """The path of the libnvrtc in use."""
+    """The path of the libnvrtc in use (opens it)."""
+
+def find_nvrtc() -> str | None:
+    """
+    The libnvrtc file core opens (or opened), found without opening it; None when the
+    search finds none (nvrtc_available() may still find one through the loader).
+    """
+
+def curand_available() -> bool:
+    """Whether a libcurand could be opened."""
+
+def curand_library_path() -> str:
+    """The path of the libcurand in use (opens it)."""
+
+def find_curand() -> str | None:
+    """
+    The libcurand file core opens (or opened), found without opening it; None when the
+    search finds none.
+    """
+
+def curand_search_description() -> str:
+    """The places searched for libcurand, in order."""
+
+def curand_version() -> int:
+    """cuRAND's version number, e.g. 10400 for 10.4.0."""
+
+def curand_direction_vectors32(set: int) -> Annotated[NDArray[numpy.uint32], dict(shape=(20000, 32), order='C', writable=False)]:
+    """
+    A 32-bit direction-vector set (101, 102) as a read-only (20000, 32) uint32 array.
+    """
+
+def curand_direction_vectors64(set: int) -> Annotated[NDArray[numpy.uint64], dict(shape=(20000, 64), order='C', writable=False)]:
+    """
+    A 64-bit direction-vector set (103, 104) as a read-only (20000, 64) uint64 array.
+    """
+
+def curand_scramble_constants32() -> Annotated[NDArray[numpy.uint32], dict(shape=(20000), order='C', writable=False)]:
+    """The 20000 32-bit scramble constants, read-only uint32."""
+
+def curand_scramble_constants64() -> Annotated[NDArray[numpy.uint64], dict(shape=(20000), order='C', writable=False)]:
+    """The 20000 64-bit scramble constants, read-only uint64."""
 
 class CompileCache:
     """

@@ -72,6 +72,9 @@ from pycuda._nvcc_options import (  # noqa: F401 - part of this module's API
     translate_options,
 )
 from pycuda._struct_attributes import hoist_struct_attributes
+from pycuda._texref_rewrite import (  # noqa: F401 - part of this module's API
+    rewrite_texture_references,
+)
 from pycuda._user_warnings import warn_compiler_output, warn_user
 
 _PACKAGE_HEADER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda")
@@ -92,38 +95,18 @@ DEFAULT_NVCC_FLAGS: list[str] = _default_nvcc_flags()
 # Where headers live
 
 
-_NVRTC_NAMES = ("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so")
-
-
 @functools.cache
-def _nvrtc_library_file() -> str | None:
-    """The libnvrtc file the driver layer will open, found without opening it (opening costs
-    milliseconds, too much for a cache hit). Follows core/driver_api's order: $PYCUDA_LIBNVRTC,
-    the loader's search ($LD_LIBRARY_PATH, then the system dirs) for the bare names, then
-    $CUDA_HOME/$CUDA_PATH/$CUDA_ROOT/lib64, then /usr/local/cuda/lib64."""
-    explicit = os.environ.get("PYCUDA_LIBNVRTC")
-    if explicit:
-        return explicit if os.path.isfile(explicit) else None
-    loader_dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
-    loader_dirs += ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64", "/usr/lib", "/lib"]
-    roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT")]
-    later = [os.path.join(r, "lib64") for r in roots if r] + ["/usr/local/cuda/lib64"]
-    for name in _NVRTC_NAMES:
-        for d in loader_dirs:
-            if os.path.isfile(os.path.join(d, name)):
-                return os.path.join(d, name)
-    for d in later:
-        for name in _NVRTC_NAMES:
-            if os.path.isfile(os.path.join(d, name)):
-                return os.path.join(d, name)
-    return None
+def _nvrtc_file() -> str | None:
+    """The libnvrtc file core opens (``_driver.find_nvrtc``), found without opening it: opening
+    costs milliseconds, too much for a cache hit. None when core's search finds no file."""
+    return _driver.find_nvrtc()
 
 
 @functools.cache
 def _toolkit_include_dirs() -> tuple[str, ...]:
     """The CUDA toolkit's include dir (and its cccl/ dir, where libcu++ lives since 13.0)."""
     roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
-    lib = _nvrtc_library_file()
+    lib = _nvrtc_file()
     if lib:
         roots.append(os.path.dirname(os.path.dirname(os.path.realpath(lib))))
     nvcc = _find_nvcc("nvcc")
@@ -190,7 +173,7 @@ def _why_nvcc(nvcc: str, target: str, options: Sequence[str]) -> str | None:
     if reason is not None:
         return f"the option {reason} has no NVRTC equivalent"
     # Finding the file is cheap; opening NVRTC (milliseconds) waits for a real compile.
-    if _nvrtc_library_file() is None and not _driver.nvrtc_available():
+    if _nvrtc_file() is None and not _driver.nvrtc_available():
         return "NVRTC is not installed"
     return None
 
@@ -201,7 +184,7 @@ def _nvrtc_identity() -> str:
     libnvrtc.so.13.0.88), size and modification time, or NVRTC's own version when the file
     cannot be found without loading it; and the contents of the headers pycuda gives NVRTC in
     place of the host's (the prelude among them), which a source does not name."""
-    lib = _nvrtc_library_file()
+    lib = _nvrtc_file()
     if lib:
         real = os.path.realpath(lib)
         st = os.stat(real)
@@ -483,72 +466,6 @@ def _nvcc_cached(
     stamps = [] if keep else cache_key(source, [], target, "", include_dirs_in(nvcc_options))[1]
     binary = compile_plain(source, nvcc_options, keep, nvcc, None if keep else cache_dir, target)
     return binary, stamps
-
-
-# ---------------------------------------------------------------------------------------------
-# Texture references on CUDA 12+ (see pycuda/cuda/pycuda-texref.hpp)
-
-
-def _skip_literal(source: str, i: int) -> int:
-    """The index after the string or character literal that starts at ``source[i]``."""
-    quote, n = source[i], len(source)
-    i += 1
-    while i < n and source[i] != quote and source[i] != "\n":
-        i += 2 if source[i] == "\\" else 1
-    return i + 1
-
-
-def rewrite_texture_references(source: str) -> str:
-    """Make CUDA 11 texture and surface references compile on CUDA 12 and 13.
-
-    Each declaration that starts a statement, ``texture<float, 2> tex;`` or
-    ``surface<void, 2> surf;`` (also after ``static``), gets ``__device__`` in front, and
-    ``#include <pycuda-texref.hpp>`` is put first: there ``texture``/``surface`` name
-    templates holding a texture (surface) object, which ``Module.get_texref``/``get_surfref``
-    bind. Comments, strings, preprocessor lines and other uses (typedefs, function parameters)
-    are left as they are. A source without such declarations is returned unchanged.
-    """
-    if "texture" not in source and "surface" not in source:
-        return source
-    out: list[str] = []
-    i, n, done = 0, len(source), 0
-    previous = ";"  # the last significant token; the start of the file begins a statement
-    line_start = True  # only whitespace since the last newline: a '#' begins a directive
-    while i < n:
-        c = source[i]
-        if c == "#" and line_start or source.startswith("//", i):
-            if c == "#":
-                previous = "#"  # a directive, with its continuations, ends what came before
-            while i < n and source[i] != "\n":
-                i += 2 if source[i] == "\\" else 1
-            continue
-        line_start = c == "\n" or (line_start and c.isspace())
-        if source.startswith("/*", i):
-            end = source.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-        elif c in "\"'":
-            i, previous = _skip_literal(source, i), '"'
-        elif c.isalpha() or c == "_":
-            start = i
-            while i < n and (source[i].isalnum() or source[i] == "_"):
-                i += 1
-            word = source[start:i]
-            if word in ("texture", "surface") and previous in (";", "{", "}", "#", "static"):
-                after = i
-                while after < n and source[after].isspace():
-                    after += 1
-                if source.startswith("<", after):
-                    out.append(source[done:start] + "__device__ ")
-                    done = start
-            previous = word
-        else:
-            if not c.isspace():
-                previous = c
-            i += 1
-    if not out:
-        return source
-    out.append(source[done:])
-    return "#include <pycuda-texref.hpp>\n" + "".join(out)
 
 
 # ---------------------------------------------------------------------------------------------

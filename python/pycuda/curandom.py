@@ -3,7 +3,8 @@
 Two families, as in the original:
 
 * ``rand(shape, dtype)`` and ``randn(shape, dtype)``: one call fills a new ``GPUArray`` from a
-  counter-based Philox4x32-10 generator (Salmon et al., SC'11) at the memory's write rate.
+  counter-based Philox4x32-10 generator (Salmon et al., SC'11) at the memory's write rate
+  (see ``pycuda._philox``).
   The seed comes from NumPy's global generator unless ``seed=`` is given; the same seed gives
   the same numbers.
 
@@ -21,7 +22,8 @@ Two families, as in the original:
       gen.call_skip_ahead(10)                    # every generator skips 10 draws
 
 The host functions of the cuRAND library (``get_curand_version``, ``generate_direction_vectors``,
-``generate_scramble_constants32/64``) open libcurand at run time.
+``generate_scramble_constants32/64``) call libcurand, which pycuda's core opens at run time
+(see ``pycuda._curand_host``).
 """
 
 from __future__ import annotations
@@ -35,10 +37,6 @@ import pycuda.driver as drv
 from pycuda import _curand_sources
 from pycuda._curand_host import (  # noqa: F401 - the original's curandom offers these
     CurandLibraryError,
-    _check_curand,
-    _curand,
-    _curand_candidates,
-    _curand_library,
     _cycled,
     _direction_table,
     _get_direction_vectors,
@@ -67,157 +65,14 @@ from pycuda._curand_sources import (  # noqa: F401 - the original's kernel templ
     xorwow_skip_ahead_sequence_source,
 )
 from pycuda._md5_code import md5_code  # noqa: F401 - the original's MD5 fragment
+from pycuda._philox import (  # noqa: F401 - curandom's rand/randn and their Philox reference
+    philox4x32_10,
+    philox_kernel_source,
+    philox_stream,
+    rand,
+    randn,
+)
 from pycuda.tools import context_dependent_memoize
-
-# ---------------------------------------------------------------------------------------------
-# Philox4x32-10 on the host: the reference the device kernels are tested against
-
-_PHILOX_M = (0xD2511F53, 0xCD9E8D57)
-_PHILOX_W = (0x9E3779B9, 0xBB67AE85)
-_MASK32 = np.uint64(0xFFFFFFFF)
-
-
-def philox4x32_10(counters: Any, key: tuple[int, int]) -> np.ndarray:
-    """Philox4x32-10 of each row of ``counters`` (shape ``(n, 4)``, uint32) under ``key``.
-
-    Returns the ``(n, 4)`` uint32 output words; computed in uint64 NumPy arithmetic.
-
-        philox4x32_10(np.zeros((1, 4), np.uint32), (0, 0))  # [[0x6627e8d5, ...]]
-    """
-    c = np.asarray(counters, dtype=np.uint32).reshape(-1, 4).astype(np.uint64)
-    c0, c1, c2, c3 = (c[:, i].copy() for i in range(4))
-    k0, k1 = np.uint64(int(key[0]) & 0xFFFFFFFF), np.uint64(int(key[1]) & 0xFFFFFFFF)
-    m0, m1 = np.uint64(_PHILOX_M[0]), np.uint64(_PHILOX_M[1])
-    for r in range(10):
-        if r:
-            k0 = (k0 + np.uint64(_PHILOX_W[0])) & _MASK32
-            k1 = (k1 + np.uint64(_PHILOX_W[1])) & _MASK32
-        p0, p1 = m0 * c0, m1 * c2  # exact: both factors are below 2**32
-        hi0, lo0 = p0 >> np.uint64(32), p0 & _MASK32
-        hi1, lo1 = p1 >> np.uint64(32), p1 & _MASK32
-        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
-    return np.stack([c0, c1, c2, c3], axis=1).astype(np.uint32)
-
-
-def philox_stream(key: tuple[int, int], count: int, first_block: int = 0) -> np.ndarray:
-    """The first ``count`` 32-bit words of the stream ``rand`` draws from with ``key``.
-
-    Block ``g`` is ``philox4x32_10((g mod 2**32, g >> 32, 0, 0), key)``.
-    """
-    blocks = np.arange(first_block, first_block + (count + 3) // 4, dtype=np.uint64)
-    counters = np.zeros((blocks.size, 4), dtype=np.uint32)
-    counters[:, 0] = (blocks & _MASK32).astype(np.uint32)
-    counters[:, 1] = (blocks >> np.uint64(32)).astype(np.uint32)
-    return philox4x32_10(counters, key).reshape(-1)[:count]
-
-
-# ---------------------------------------------------------------------------------------------
-# rand / randn: Philox fills
-
-_BLOCK = 256
-# (distribution, dtype name) -> (per-dtype op in pycuda-philox.hpp, C element type)
-_PHILOX_OPS = {
-    ("uniform", "float16"): ("UniformHalf", "__half"),
-    ("uniform", "float32"): ("UniformFloat", "float"),
-    ("uniform", "float64"): ("UniformDouble", "double"),
-    ("uniform", "int32"): ("RawBits", "unsigned int"),
-    ("uniform", "uint32"): ("RawBits", "unsigned int"),
-    ("normal", "float16"): ("NormalHalf", "__half"),
-    ("normal", "float32"): ("NormalFloat", "float"),
-    ("normal", "float64"): ("NormalDouble", "double"),
-}
-
-
-def philox_kernel_source(distribution: str, dtype: Any) -> tuple[str, str]:
-    """(kernel name, CUDA source) of the fill behind ``rand``/``randn`` for ``dtype``."""
-    dtype = np.dtype(dtype)
-    try:
-        op, ctype = _PHILOX_OPS[distribution, dtype.name]
-    except KeyError:
-        allowed = sorted(d for dist, d in _PHILOX_OPS if dist == distribution)
-        raise ValueError(
-            f"{'rand' if distribution == 'uniform' else 'randn'} does not generate "
-            f"{dtype.name}; expected one of {', '.join(allowed)}"
-        ) from None
-    name = f"pycuda_philox_{distribution}_{dtype.name}"
-    source = f"""#include <pycuda-philox.hpp>
-extern "C" __global__ void __launch_bounds__({_BLOCK})
-{name}({ctype} *out, unsigned long long n, unsigned int k0, unsigned int k1)
-{{
-    pycuda_philox::fill<pycuda_philox::{op}>(out, n, make_uint2(k0, k1));
-}}
-"""
-    return name, source
-
-
-@context_dependent_memoize
-def _philox_function(distribution: str, dtype_name: str) -> tuple[Any, int]:
-    """The prepared fill kernel, and how many of its blocks fill the device once."""
-    from pycuda.compiler import SourceModule
-
-    name, source = philox_kernel_source(distribution, dtype_name)
-    func = SourceModule(source, no_extern_c=True).get_function(name).prepare("PQII")
-    # A grid-stride loop over one full wave of resident blocks: no partial last wave.
-    resident = max(1, func.max_active_blocks_per_multiprocessor(_BLOCK))
-    return func, resident * _multiprocessor_count()
-
-
-@context_dependent_memoize
-def _multiprocessor_count() -> int:
-    dev = drv.Context.get_device()
-    return int(dev.get_attribute(int(drv.device_attribute.MULTIPROCESSOR_COUNT)))
-
-
-def _philox_key(seed: int | None) -> tuple[int, int]:
-    if seed is None:
-        lo, hi = np.random.randint(0, 2**32, size=2, dtype=np.uint64)
-        return int(lo), int(hi)
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an integer or None, got {type(seed).__name__}")
-    seed = int(seed) % 2**64
-    return seed & 0xFFFFFFFF, seed >> 32
-
-
-def _philox_fill(distribution: str, shape: Any, dtype: Any, stream: Any, seed: Any) -> Any:
-    dtype = np.dtype(dtype)
-    philox_kernel_source(distribution, dtype)  # rejects a dtype before any allocation
-    key = _philox_key(seed)
-    from pycuda import gpuarray
-
-    result = gpuarray.empty(shape, dtype)
-    n = int(result.size)
-    if n == 0:
-        return result
-    per_block = 2 if dtype == np.float64 else 4
-    func, full_wave = _philox_function(distribution, dtype.name)
-    thread_count = -(-n // per_block)
-    grid = (max(1, min(-(-thread_count // _BLOCK), full_wave)), 1)
-    args = (result.gpudata, np.uint64(n), np.uint32(key[0]), np.uint32(key[1]))
-    if stream is None:
-        func.prepared_call(grid, (_BLOCK, 1, 1), *args)
-    else:
-        func.prepared_async_call(grid, (_BLOCK, 1, 1), stream, *args)
-    return result
-
-
-def rand(shape: Any, dtype: Any = np.float32, stream: Any = None, seed: int | None = None) -> Any:
-    """A new ``GPUArray`` of ``shape`` filled with uniform random numbers.
-
-    float16/float32/float64: uniform in [0, 1) (the top 11/24/53 bits of the generator's
-    words, so 1.0 never occurs); int32/uint32: the generator's raw 32-bit words.
-    ``seed`` (an addition to the original) fixes the stream; by default it is drawn from
-    NumPy's global generator, so ``numpy.random.seed`` makes runs repeatable.
-    """
-    return _philox_fill("uniform", shape, dtype, stream, seed)
-
-
-def randn(shape: Any, dtype: Any = np.float32, stream: Any = None, seed: int | None = None) -> Any:
-    """A new ``GPUArray`` of ``shape`` of standard normal numbers (float16/32/64).
-
-    Box-Muller on pairs of the same Philox stream ``rand`` uses; ``seed`` as for ``rand``.
-    """
-    return _philox_fill("normal", shape, dtype, stream, seed)
-
 
 # ---------------------------------------------------------------------------------------------
 # The cuRAND library on the host (pycuda._curand_host), and its tables as GPUArrays
@@ -285,6 +140,12 @@ def seed_getter_unique(N: int) -> Any:  # noqa: N803 - the original's parameter 
 
 # ---------------------------------------------------------------------------------------------
 # Generator classes
+
+
+@context_dependent_memoize
+def _multiprocessor_count() -> int:
+    dev = drv.Context.get_device()
+    return int(dev.get_attribute(int(drv.device_attribute.MULTIPROCESSOR_COUNT)))
 
 
 def _element_count(data: Any, what: str) -> int:

@@ -1,10 +1,15 @@
-// tests/cpp/test_driver_api.cpp: loading libcuda and NVRTC at run time.
+// tests/cpp/test_driver_api.cpp: loading libcuda and NVRTC at run time, and where the toolkit's
+// libraries are looked for.
 #include "core/driver_api.hpp"
 #include "core/error.hpp"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 TEST(DriverApi, MissingDriverIsOneClearError) {
     if (pycuda::driver_loadable()) {
@@ -33,4 +38,78 @@ TEST(DriverApi, NvrtcLoadsWhereTheToolkitIs) {
     int major = 0, minor = 0;
     ASSERT_EQ(api.nvrtcVersion(&major, &minor), NVRTC_SUCCESS);
     EXPECT_GE(major, 12);
+}
+
+namespace {
+
+/// Sets (or, with nullptr, unsets) an environment variable for one scope.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name))
+            old_ = old, had_ = true;
+        value ? setenv(name, value, 1) : unsetenv(name);
+    }
+    ~ScopedEnv() { had_ ? setenv(name_, old_.c_str(), 1) : unsetenv(name_); }
+
+private:
+    const char* name_;
+    std::string old_;
+    bool had_ = false;
+};
+
+} // namespace
+
+TEST(DriverApi, ToolkitLibraryCandidatesInTheirOrder) {
+    ScopedEnv explicit_file("PYCUDA_LIBCURAND", "/x/libcurand.so.10");
+    ScopedEnv home("CUDA_HOME", "/opt/cuda");
+    ScopedEnv path("CUDA_PATH", nullptr);
+    ScopedEnv root("CUDA_ROOT", "/opt/root");
+    const std::vector<std::string> expected = {
+        "/x/libcurand.so.10",
+        "libcurand.so.10",
+        "libcurand.so",
+        "/opt/cuda/lib64/libcurand.so.10",
+        "/opt/cuda/lib64/libcurand.so",
+        "/opt/root/lib64/libcurand.so.10",
+        "/opt/root/lib64/libcurand.so",
+        "/usr/local/cuda/lib64/libcurand.so.10",
+        "/usr/local/cuda/lib64/libcurand.so",
+    };
+    EXPECT_EQ(pycuda::toolkit_library_candidates(pycuda::k_curand_library), expected);
+    ScopedEnv no_file("PYCUDA_LIBCURAND", nullptr);
+    EXPECT_EQ(pycuda::toolkit_library_candidates(pycuda::k_curand_library).front(),
+              "libcurand.so.10");
+}
+
+TEST(DriverApi, LoaderPathEndsWithTheSystemDirectories) {
+    const pycuda::LoaderPath path = pycuda::loader_path();
+    EXPECT_EQ(path.cache_file, "/etc/ld.so.cache");
+    ASSERT_FALSE(path.after_cache.empty());
+    for (const auto& dir : path.after_cache)
+        EXPECT_TRUE(dir.rfind("/lib", 0) == 0 || dir.rfind("/usr/lib", 0) == 0) << dir;
+}
+
+TEST(DriverApi, ExplicitFileIsFoundFirstAndAbsentLibrariesAreNot) {
+    const pycuda::ToolkitLibrary absent{
+        "Absent", "PYCUDA_TEST_ABSENT_LIBRARY", {"libpycuda-test-absent.so.1"}};
+    ScopedEnv unset("PYCUDA_TEST_ABSENT_LIBRARY", nullptr);
+    EXPECT_EQ(pycuda::find_toolkit_library(absent), "");
+    // Any ELF object of this process's kind will do as "the library": this program itself.
+    char self[4096] = {};
+    ASSERT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
+    ScopedEnv given("PYCUDA_TEST_ABSENT_LIBRARY", self);
+    EXPECT_EQ(pycuda::find_toolkit_library(absent), self);
+}
+
+TEST(DriverApi, FindNvrtcNamesTheFileNvrtcOpens) {
+    const std::string found = pycuda::find_nvrtc(); // before anything opens NVRTC
+    if (!pycuda::nvrtc_loadable())
+        GTEST_SKIP() << "NVRTC not installed; looked in " << pycuda::nvrtc_search_description();
+    const std::string opened = pycuda::nvrtc().library_path;
+    EXPECT_EQ(pycuda::find_nvrtc(), opened);
+    // The loader's search and ours agree wherever ours finds a file (they can differ only
+    // where only the loader knows the place, and then find_nvrtc() was empty).
+    if (!found.empty())
+        EXPECT_EQ(found, opened);
 }
