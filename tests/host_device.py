@@ -262,13 +262,13 @@ class _HostModule:
 
 def install_elementwise(monkeypatch: Any, device: HostDevice) -> None:
     """Route ElementwiseKernel's compiles and launches to ``device`` as well."""
-    from pycuda import elementwise
+    from pycuda import _grid_stride, elementwise
 
     def module(source: str, keep: bool, options: Any) -> _HostModule:
         return _HostModule(device, source)
 
     context = SimpleNamespace(get_current=lambda: "host")
-    monkeypatch.setattr(elementwise, "_module", module)
+    monkeypatch.setattr(_grid_stride, "_module", module)
     monkeypatch.setattr(elementwise, "drv", SimpleNamespace(Context=context))
     monkeypatch.setattr(elementwise, "_context_key", context.get_current)
     array_seams.replace(monkeypatch, launch_config=lambda n, items=1: _Config(device))

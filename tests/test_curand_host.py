@@ -31,7 +31,7 @@ def test_direction_vectors_fill_a_host_array(direction, bits):
     count = 20003  # past the table's 20000 dimensions: it starts again
     dst = np.zeros((count, bits), np.uint32 if bits == 32 else np.uint64)
     assert H._get_direction_vectors(H.direction_vector_set(direction), dst, count) is None
-    table = H._direction_table(H.direction_vector_set(direction))
+    table = H.direction_table(H.direction_vector_set(direction))
     assert np.array_equal(dst[:20000], table)
     assert np.array_equal(dst[20000:], table[:3])
 
@@ -49,7 +49,7 @@ def test_scramble_constants_fill_a_host_array():
     for bits, fill in ((32, H._get_scramble_constants32), (64, H._get_scramble_constants64)):
         dst = np.zeros(10, np.uint32 if bits == 32 else np.uint64)
         fill(dst, 10)
-        assert np.array_equal(dst, H._scramble_table(bits)[:10])
+        assert np.array_equal(dst, H.scramble_table(bits)[:10])
 
 
 @needs_curand
@@ -87,7 +87,7 @@ def test_core_reports_the_libcurand_it_then_opens(tmp_path):
 def test_tables_are_copies_of_cores_read_only_views():
     view = H._driver.curand_direction_vectors32(101)
     assert view.shape == (20000, 32) and view.dtype == np.uint32 and not view.flags.writeable
-    table = H._direction_table(H.direction_vector_set.VECTOR_32)
+    table = H.direction_table(H.direction_vector_set.VECTOR_32)
     assert table.flags.writeable and np.array_equal(table, view)
     assert not np.shares_memory(table, view)
     with pytest.raises(ValueError, match="not one of 101, 102"):

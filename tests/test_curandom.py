@@ -638,7 +638,7 @@ def test_curand_version():
 @needs_curand
 @pytest.mark.parametrize("bits,direction", [(32, 101), (32, 102), (64, 103), (64, 104)])
 def test_direction_tables(bits, direction):
-    table = curandom._direction_table(curandom.direction_vector_set(direction))
+    table = curandom.direction_table(curandom.direction_vector_set(direction))
     assert table.shape == (20000, bits)
     assert table.dtype == (np.uint32 if bits == 32 else np.uint64)
     if direction in (101, 103):
@@ -651,7 +651,7 @@ def test_direction_tables(bits, direction):
 @needs_curand
 @pytest.mark.parametrize("bits", [32, 64])
 def test_scramble_tables(bits):
-    table = curandom._scramble_table(bits)
+    table = curandom.scramble_table(bits)
     assert table.shape == (20000,)
     assert table.dtype == (np.uint32 if bits == 32 else np.uint64)
     assert np.unique(table).size > 19000
@@ -659,8 +659,8 @@ def test_scramble_tables(bits):
 
 def test_cycled_repeats_past_the_table():
     table = np.arange(6).reshape(3, 2)
-    assert curandom._cycled(table, 7)[:, 0].tolist() == [0, 2, 4, 0, 2, 4, 0]
-    assert curandom._cycled(table, 0).shape == (0, 2)
+    assert curandom.cycled(table, 7)[:, 0].tolist() == [0, 2, 4, 0, 2, 4, 0]
+    assert curandom.cycled(table, 0).shape == (0, 2)
 
 
 def test_missing_libcurand_is_explained(monkeypatch):
@@ -1057,13 +1057,13 @@ def test_direction_vectors_and_scramble_constants_on_the_gpu(ctx):
     host = v.get()
     assert np.array_equal(host[20000:], host[:3])
     assert np.array_equal(
-        host[:5].view(np.uint32), curandom._direction_table(curandom.direction_vector_set(101))[:5]
+        host[:5].view(np.uint32), curandom.direction_table(curandom.direction_vector_set(101))[:5]
     )
     v64 = curandom.generate_direction_vectors(7, curandom.direction_vector_set.VECTOR_64)
     assert v64.shape == (7, 64) and v64.dtype == np.int64
     c32 = curandom.generate_scramble_constants32(20001)
     assert c32.dtype == np.int32 and c32.shape == (20001,)
-    assert np.array_equal(c32.get().view(np.uint32)[:20000], curandom._scramble_table(32))
+    assert np.array_equal(c32.get().view(np.uint32)[:20000], curandom.scramble_table(32))
     assert c32.get()[20000] == c32.get()[0]
     assert curandom.generate_scramble_constants64(10).dtype == np.int64
     n = curandom.ScrambledSobol32RandomNumberGenerator().generator_count

@@ -6,7 +6,7 @@ import host_device
 import numpy as np
 import pytest
 
-from pycuda import _array_core, elementwise
+from pycuda import _array_core, _grid_stride, elementwise
 from pycuda._c_types import dtype_to_ctype
 from pycuda.compiler import compile as cuda_compile
 from pycuda.gpuarray import GPUArray
@@ -27,8 +27,8 @@ def _compiles(source: str) -> None:
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_generated_source_compiles_for_every_dtype(dtype, use_range):
     ctype = dtype_to_ctype(dtype)
-    args = elementwise._parse_arguments(f"{ctype} a, {ctype} *x, {ctype} *z")
-    source = elementwise._elwise_source(
+    args = _grid_stride.parse_arguments(f"{ctype} a, {ctype} *x, {ctype} *z")
+    source = _grid_stride.elwise_source(
         args, "z[i] = (i % 2) ? x[i] : a", "copy_or_fill", "", "", "", use_range
     )
     assert "#include <pycuda-complex.hpp>" in source
@@ -38,8 +38,8 @@ def test_generated_source_compiles_for_every_dtype(dtype, use_range):
 
 
 def test_preamble_loop_prep_after_loop_are_placed():
-    args = elementwise._parse_arguments("float *x")
-    source = elementwise._elwise_source(
+    args = _grid_stride.parse_arguments("float *x")
+    source = _grid_stride.elwise_source(
         args, "x[i] = f(acc)", "k", "__device__ float f(float v) { return v; }",
         "float acc = 1", "(void)acc", False,
     )  # fmt: skip
@@ -50,7 +50,7 @@ def test_preamble_loop_prep_after_loop_are_placed():
 
 
 def test_trips_of_several_elements_only_where_safe():
-    args = elementwise._parse_arguments("float a, float *x, float b, float *y, float *z")
+    args = _grid_stride.parse_arguments("float a, float *x, float b, float *y, float *z")
     safe = ["z[i] = a*x[i] + b*y[i]", "float t = x[ i ]; z[i] = t*t", "z[i] = i == 0 ? x[i] : 0"]
     unsafe = [
         "z[i] = x[i+1]",
@@ -62,28 +62,28 @@ def test_trips_of_several_elements_only_where_safe():
         "z[i] = cta_start + total_threads",
     ]
     for op in safe:
-        assert elementwise._unrollable(args, op, "", ""), op
-        source = elementwise._elwise_source(args, op, "k", "", "", "", False)
+        assert _grid_stride._unrollable(args, op, "", ""), op
+        source = _grid_stride.elwise_source(args, op, "k", "", "", "", False)
         assert "__restrict__" in source and "pr_k" in source
         _compiles(source)
     for op in unsafe:
-        assert not elementwise._unrollable(args, op, "", ""), op
-        source = elementwise._elwise_source(args, op, "k", "", "", "", False)
+        assert not _grid_stride._unrollable(args, op, "", ""), op
+        source = _grid_stride.elwise_source(args, op, "k", "", "", "", False)
         assert "__restrict__" not in source and "pr_k" not in source
-    assert not elementwise._unrollable(args, "z[i] = x[i]", "float q = x[0]", "")
-    ranged = elementwise._elwise_source(args, safe[0], "k", "", "", "", True)
+    assert not _grid_stride._unrollable(args, "z[i] = x[i]", "float q = x[0]", "")
+    ranged = _grid_stride.elwise_source(args, safe[0], "k", "", "", "", True)
     assert "__restrict__" not in ranged  # range= kernels keep the one-element loop
 
 
 def test_arguments_split_outside_templates():
-    parts = elementwise._split_arguments("pycuda::complex<float> a, float *x,int n")
+    parts = _grid_stride.split_arguments("pycuda::complex<float> a, float *x,int n")
     assert parts == ["pycuda::complex<float> a", "float *x", "int n"]
-    args = elementwise._parse_arguments("pycuda::complex<float> a, float *x, int n")
+    args = _grid_stride.parse_arguments("pycuda::complex<float> a, float *x, int n")
     assert isinstance(args[0], ScalarArg) and args[0].dtype == np.complex64
     assert isinstance(args[1], VectorArg) and args[1].dtype == np.float32
     chars = "".join(a.struct_char for a in args)
-    count = "".join(a.struct_char for a in elementwise._count_arguments(False))
-    ranged = "".join(a.struct_char for a in elementwise._count_arguments(True))
+    count = "".join(a.struct_char for a in _grid_stride.count_arguments(False))
+    ranged = "".join(a.struct_char for a in _grid_stride.count_arguments(True))
     assert (chars, count, ranged) == ("FPi", np.dtype(np.uintp).char, 3 * np.dtype(np.intp).char)
 
 
@@ -172,7 +172,7 @@ def test_linear_combination(device):
 def test_trips_cover_every_element_once(device, monkeypatch, unroll):
     from pycuda import gpuarray
 
-    monkeypatch.setattr(elementwise, "_UNROLL", unroll)
+    monkeypatch.setattr(_grid_stride, "_UNROLL", unroll)
     inc = elementwise.ElementwiseKernel("int *z, long long *w", "z[i] += 1; w[i] = i")
     shift = elementwise.ElementwiseKernel("int *z, int *y", "z[i] = y[i] + (i > 0 ? y[i-1] : 0)")
     for n in (1, 7, 1000, 4099):

@@ -118,7 +118,7 @@ def test_join_errors_are_numpys(device):
 def test_gather_kernels_compile_with_nvrtc(monkeypatch, dtype, index_dtype):
     """The take/put kernels for every element and index dtype compile for sm_90 (no GPU), and
     the compiler has nothing to say about them (unsigned indices once drew #186-D)."""
-    from pycuda import _gather, compiler, elementwise
+    from pycuda import _gather, _grid_stride, compiler, elementwise
     from pycuda._c_types import dtype_to_ctype
 
     binaries = []
@@ -135,7 +135,7 @@ def test_gather_kernels_compile_with_nvrtc(monkeypatch, dtype, index_dtype):
             )
         raise StopIteration  # compiled: nothing to launch without a GPU
 
-    monkeypatch.setattr(elementwise, "_module", compile_only)
+    monkeypatch.setattr(_grid_stride, "_module", compile_only)
     t, it = dtype_to_ctype(np.dtype(dtype)), dtype_to_ctype(np.dtype(index_dtype))
     kernel = _gather._kernel(
         f"{t} *out, {t} *a, {it} *idx, long long size",

@@ -104,11 +104,11 @@ def test_fragment_declares_only_its_names():
 
 
 def test_fragment_compiles_in_an_elementwise_kernel():
-    from pycuda import elementwise
+    from pycuda import _grid_stride
     from pycuda.compiler import compile as cuda_compile
 
-    args = elementwise._parse_arguments("unsigned int *dest, unsigned int seed")
-    source = elementwise._elwise_source(
+    args = _grid_stride.parse_arguments("unsigned int *dest, unsigned int seed")
+    source = _grid_stride.elwise_source(
         args, md5_code + "dest[i] = a ^ b ^ c ^ d", "md5_bits", "", "", "", False
     )
     assert cuda_compile(source, arch="sm_90", no_extern_c=True, cache_dir=False)

@@ -6,9 +6,9 @@ against NumPy and the general path)."""
 
 from __future__ import annotations
 
+import array_seams
 import numpy as np
 import pytest
-import array_seams
 from launch_log import FakeDevice, LaunchLog, Memory, without_new_memory
 
 from pycuda import _array_core, _reduce_ops, gpuarray, reduction

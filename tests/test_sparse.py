@@ -14,7 +14,7 @@ import host_device
 import numpy as np
 import pytest
 
-from pycuda import _driver, elementwise, gpuarray
+from pycuda import _driver, _grid_stride, gpuarray
 from pycuda import driver as drv
 from pycuda.compiler import compile as cuda_compile
 
@@ -565,7 +565,7 @@ def test_cg_kernels_compile(dtype):
     kernels = [cg._lc2_kernel(dtype, a, b) for a in (False, True) for b in (False, True)]
     kernels.append(cg._guarded_div_kernel(dtype, dtype, dtype))
     for k in kernels:
-        source = elementwise._elwise_source(k.arguments, k.operation, k.name, "", "", "", False)
+        source = _grid_stride.elwise_source(k.arguments, k.operation, k.name, "", "", "", False)
         assert cuda_compile(source, arch="sm_90", no_extern_c=True, cache_dir=False)
 
 

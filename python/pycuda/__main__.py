@@ -17,6 +17,15 @@ import numpy as np
 
 import pycuda
 
+try:
+    from pycuda import _driver, compiler
+    from pycuda import driver as cuda
+except ImportError as exc:  # the report says what is broken instead of a traceback
+    _driver = compiler = cuda = None  # type: ignore[assignment]
+    _IMPORT_ERROR: ImportError | None = exc
+else:
+    _IMPORT_ERROR = None
+
 _TEST_KERNEL = """
 __global__ void axpb(float *out, const float *x, float a, int n)
 {
@@ -57,12 +66,6 @@ def _driver_section(cuda: Any) -> str | None:
 
 def _nvrtc_version() -> str:
     """NVRTC's version as pycuda.compiler (or the extension) reports it."""
-    try:
-        import pycuda.compiler as compiler
-    except Exception as exc:
-        return f"pycuda.compiler unavailable ({_first_line(exc)})"
-    from pycuda import _driver
-
     for owner, name in (
         (compiler, "nvrtc_version"),
         (compiler, "get_nvrtc_version"),
@@ -94,8 +97,6 @@ def _nvcc_version() -> str:
 
 
 def _attr(dev: Any, name: str) -> int | None:
-    import pycuda.driver as cuda
-
     try:
         return dev.get_attribute(getattr(cuda.device_attribute, name))
     except Exception:  # an attribute this driver does not know
@@ -137,9 +138,7 @@ def _run_test_kernel(cuda: Any, dev: Any) -> str | None:
     except Exception as exc:
         return f"its primary context could not be made current: {_first_line(exc)}"
     try:
-        from pycuda.compiler import SourceModule
-
-        func = SourceModule(_TEST_KERNEL).get_function("axpb")
+        func = compiler.SourceModule(_TEST_KERNEL).get_function("axpb")
         n = 1000
         x = np.arange(n, dtype=np.float32)
         out = np.zeros_like(x)
@@ -171,10 +170,8 @@ def main() -> int:
         f"pycuda:    {pycuda.VERSION_TEXT} (Python {platform.python_version()}, "
         f"NumPy {np.__version__})"
     )
-    try:
-        import pycuda.driver as cuda
-    except ImportError as exc:
-        print(f"pycuda._driver could not be imported: {exc}")
+    if _IMPORT_ERROR is not None:
+        print(f"pycuda._driver could not be imported: {_IMPORT_ERROR}")
         return 1
     problems = []
     count = 0

@@ -62,13 +62,13 @@ def get_curand_version() -> tuple[int, int, int] | None:
     return v // 1000, (v % 1000) // 100, v % 100
 
 
-def _cycled(table: np.ndarray, count: int) -> np.ndarray:
+def cycled(table: np.ndarray, count: int) -> np.ndarray:
     """``count`` rows of ``table``, from its start again past its end (as the original)."""
     reps = -(-count // table.shape[0]) if count else 0
     return np.concatenate([table] * max(reps, 1))[:count]
 
 
-def _direction_table(direction: direction_vector_set) -> np.ndarray:
+def direction_table(direction: direction_vector_set) -> np.ndarray:
     """All of cuRAND's direction vectors of a set: ``(20000, 32)`` uint32 or ``(20000, 64)``
     uint64 (a copy: core's view is libcurand's own read-only table)."""
     _require_curand()
@@ -81,7 +81,7 @@ def _direction_table(direction: direction_vector_set) -> np.ndarray:
         raise CurandLibraryError(str(e)) from None
 
 
-def _scramble_table(bits: int) -> np.ndarray:
+def scramble_table(bits: int) -> np.ndarray:
     """All of cuRAND's 32- or 64-bit scramble constants (20000 of them), as a copy."""
     _require_curand()
     get = _driver.curand_scramble_constants32 if bits == 32 else _driver.curand_scramble_constants64
@@ -109,15 +109,15 @@ def _get_direction_vectors(set: Any, dst: Any, count: int) -> None:  # noqa: A00
     """Write ``count`` direction vectors of ``set`` (a ``direction_vector_set``) into ``dst``:
     ``count * 32`` 32-bit words (``count * 64`` 64-bit words for the 64-bit sets), repeating
     cuRAND's 20000 dimensions past their end, as the original's ``_driver`` function."""
-    table = _direction_table(direction_vector_set(int(set)))
-    _fill(dst, _cycled(table, int(count)), "_get_direction_vectors")
+    table = direction_table(direction_vector_set(int(set)))
+    _fill(dst, cycled(table, int(count)), "_get_direction_vectors")
 
 
 def _get_scramble_constants32(dst: Any, count: int) -> None:
     """Write ``count`` 32-bit scramble constants (cycled past 20000) into ``dst``."""
-    _fill(dst, _cycled(_scramble_table(32), int(count)), "_get_scramble_constants32")
+    _fill(dst, cycled(scramble_table(32), int(count)), "_get_scramble_constants32")
 
 
 def _get_scramble_constants64(dst: Any, count: int) -> None:
     """Write ``count`` 64-bit scramble constants (cycled past 20000) into ``dst``."""
-    _fill(dst, _cycled(_scramble_table(64), int(count)), "_get_scramble_constants64")
+    _fill(dst, cycled(scramble_table(64), int(count)), "_get_scramble_constants64")

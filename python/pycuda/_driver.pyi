@@ -671,22 +671,24 @@ class ArrayBase:
 
 class FlatLaunches:
     """
-    The remembered flat launches of gpuarray's binary operators (see pycuda._fast_ops).
+    The remembered flat launches of gpuarray's binary operators (see pycuda._operators).
     """
 
-    def __init__(self, namespace: object, fallback: object, capacity: int) -> None: ...
+    def __init__(self, capacity: int) -> None: ...
 
-    def bind(self, array_type: object) -> None:
-        """Serve the exact instances of `array_type` (GPUArray) from now on."""
+    def bind(self, array_type: object, fallback: object) -> None:
+        """
+        Serve the exact instances of `array_type` (GPUArray) from now on; calls not served here go to fallback(array, op, other, reflected).
+        """
 
     def operator(self, name: object, op: object, reflected: bool = False) -> object:
         """
-        A method descriptor for `array_type.<name>`: `op` (an interned ufunc name) served as binary() serves it, then by array._binary_general(op, other, reflected).
+        A method descriptor for `array_type.<name>`: `op` (an interned ufunc name) served as binary() serves it.
         """
 
-    def remember(self, op: object, lhs: object, rhs: object, reflected: bool, context: int, n: int, function: object, grid: int, block: int, allocate: object, result: object, itemsize: int, convert: object | None, lo: object | None, hi: object | None) -> bool:
+    def remember(self, op: object, lhs: object, rhs: object, reflected: bool, context: int, n: int, function: object, grid: int, block: int, allocate: object, plan: object) -> bool:
         """
-        Remember the launch the Python path made for this key; False where it cannot be served here (`allocate` not a DeviceMemoryPool's, a stand-in function).
+        Remember the launch the Python path made for this key and plan; False where it cannot be served here (`allocate` not a DeviceMemoryPool's, a stand-in function).
         """
 
     def clear(self) -> None:

@@ -28,6 +28,7 @@ import numpy as np
 
 from pycuda import _elementwise_plans as plans
 from pycuda._elementwise_plans import KernelPlan
+from pycuda._grid_stride import get_elwise_kernel, get_elwise_kernel_and_types
 from pycuda.tools import context_dependent_memoize
 
 __all__ = [
@@ -64,8 +65,6 @@ __all__ = [
 
 def _prepared(plan: KernelPlan) -> Any:
     """The plan's kernel, compiled in the current context and prepared (arguments, then n)."""
-    from pycuda.elementwise import get_elwise_kernel
-
     return get_elwise_kernel(
         list(plan.arguments), plan.operation, plan.name,
         preamble=plan.preamble, loop_prep=plan.loop_prep,
@@ -75,8 +74,6 @@ def _prepared(plan: KernelPlan) -> Any:
 def _prepared_with_texrefs(plan: KernelPlan) -> tuple[Any, list[Any]]:
     """``(prepared function, [its texture references])``: the client binds each reference
     (``bind_to_texref_ext``) before launching."""
-    from pycuda.elementwise import get_elwise_kernel_and_types
-
     mod, func, args = get_elwise_kernel_and_types(
         list(plan.arguments), plan.operation, plan.name,
         preamble=plan.preamble, loop_prep=plan.loop_prep,

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from pycuda._grid_stride import elwise_source
 from pycuda.tools import Argument, ScalarArg, VectorArg, dtype_to_ctype
 
 
@@ -35,9 +36,7 @@ class KernelPlan:
 
     def source(self) -> str:
         """The kernel's CUDA C, as ``get_elwise_kernel_and_types`` compiles it (with ``n``)."""
-        from pycuda.elementwise import _elwise_source
-
-        return _elwise_source(
+        return elwise_source(
             self.arguments, self.operation, self.name, self.preamble, self.loop_prep, "", False
         )
 

@@ -22,6 +22,7 @@ from pycuda._compile_args import source_text, string_list
 from pycuda._compile_cache import cache_key, disk_cache, store
 from pycuda._nvcc_options import include_dirs_in, refuse_output_options
 from pycuda._user_warnings import warn_compiler_output
+from pycuda.driver import CompileError
 
 TARGETS = ("cubin", "ptx", "fatbin")
 
@@ -66,8 +67,6 @@ def preprocess_source(source: str, options: Sequence[str], nvcc: str) -> str:
         cmd = [path, "--preprocess", *options, src, "--compiler-options", "-P"]
         result = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if result.returncode != 0:
-        from pycuda.driver import CompileError
-
         raise CompileError(
             "nvcc preprocessing failed", command_line=cmd, stdout=result.stdout,
             stderr=result.stderr,
@@ -108,8 +107,6 @@ def compile_plain(
 
 def run_nvcc(source: str, options: Sequence[str], keep: bool, nvcc: str, target: str) -> bytes:
     """One nvcc run, no cache: the ``target`` file's bytes, or CompileError with nvcc's output."""
-    from pycuda.driver import CompileError
-
     path = find_nvcc(nvcc)
     if path is None:
         raise CompileError(

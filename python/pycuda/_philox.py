@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 import pycuda.driver as drv
+from pycuda import _array_core as core
+from pycuda import compiler
 from pycuda.tools import context_dependent_memoize
 
 # ---------------------------------------------------------------------------------------------
@@ -105,10 +107,8 @@ extern "C" __global__ void __launch_bounds__({_BLOCK})
 @context_dependent_memoize
 def _philox_function(distribution: str, dtype_name: str) -> tuple[Any, int]:
     """The prepared fill kernel, and how many of its blocks fill the device once."""
-    from pycuda.compiler import SourceModule
-
     name, source = philox_kernel_source(distribution, dtype_name)
-    func = SourceModule(source, no_extern_c=True).get_function(name).prepare("PQII")
+    func = compiler.SourceModule(source, no_extern_c=True).get_function(name).prepare("PQII")
     # A grid-stride loop over one full wave of resident blocks: no partial last wave.
     resident = max(1, func.max_active_blocks_per_multiprocessor(_BLOCK))
     device = drv.Context.get_device()
@@ -130,9 +130,7 @@ def _philox_fill(distribution: str, shape: Any, dtype: Any, stream: Any, seed: A
     dtype = np.dtype(dtype)
     philox_kernel_source(distribution, dtype)  # rejects a dtype before any allocation
     key = _philox_key(seed)
-    from pycuda import gpuarray
-
-    result = gpuarray.empty(shape, dtype)
+    result = core.new_array(shape, dtype)
     n = int(result.size)
     if n == 0:
         return result

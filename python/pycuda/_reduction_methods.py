@@ -8,201 +8,122 @@ original's positional ``a.any(stream)``.
 
     col_max = a_gpu.max(axis=0)
     z = (a_gpu - a_gpu.mean(axis=1, keepdims=True)) / a_gpu.std(axis=1, keepdims=True)
+
+Each method is made from one row of :data:`METHODS`: its NumPy positional parameters (the
+module function takes all of them by keyword, under the same names), so a method's signature is
+written once, and the module function keeps the original's own.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
-from pycuda import _axis_scan, _driver, _reduce_ops
+from pycuda import _axis_scan, _driver, _reduce_ops, driver
+
+
+class MethodSpec(NamedTuple):
+    """One method: the module function it calls, NumPy's positional parameters, the keyword-only
+    ones besides stream and allocator, and its docstring."""
+
+    function: Callable[..., Any]
+    positional: tuple[str, ...]
+    keyword_only: tuple[str, ...]
+    doc: str
+
+
+_AXIS_DTYPE = ("axis", "dtype", "out", "keepdims")
+_AXIS = ("axis", "out", "keepdims")
+
+METHODS: dict[str, MethodSpec] = {
+    "sum": MethodSpec(_reduce_ops.sum, _AXIS_DTYPE, (),
+                      "The sum over ``axis`` (numpy.sum's dtype: int64 for narrow signed "
+                      "integers)."),
+    "prod": MethodSpec(_reduce_ops.prod, _AXIS_DTYPE, (),
+                       "The product over ``axis`` (numpy.prod's dtype)."),
+    "max": MethodSpec(_reduce_ops.max, _AXIS, (),
+                      "The maximum over ``axis`` (NaN if any element is NaN)."),
+    "min": MethodSpec(_reduce_ops.min, _AXIS, (),
+                      "The minimum over ``axis`` (NaN if any element is NaN)."),
+    "mean": MethodSpec(_reduce_ops.mean, _AXIS_DTYPE, (),
+                       "The mean over ``axis`` (float64 for integer arrays)."),
+    "var": MethodSpec(_reduce_ops.var, ("axis", "dtype", "out", "ddof", "keepdims"), (),
+                      "The variance over ``axis``, divided by ``N - ddof`` (real for complex "
+                      "arrays)."),
+    "std": MethodSpec(_reduce_ops.std, ("axis", "dtype", "out", "ddof", "keepdims"), (),
+                      "The standard deviation over ``axis`` (the square root of var)."),
+    "argmax": MethodSpec(_reduce_ops.argmax, ("axis", "out"), ("keepdims",),
+                         "The int64 index of the first maximum along ``axis`` (None: in the "
+                         "flattened array)."),
+    "argmin": MethodSpec(_reduce_ops.argmin, ("axis", "out"), ("keepdims",),
+                         "The int64 index of the first minimum along ``axis`` (None: in the "
+                         "flattened array)."),
+    "any": MethodSpec(_reduce_ops.any, _AXIS, (),
+                      "Whether any element along ``axis`` is nonzero (bool); also the "
+                      "original's ``any(stream, allocator)``."),
+    "all": MethodSpec(_reduce_ops.all, _AXIS, (),
+                      "Whether every element along ``axis`` is nonzero (bool); also the "
+                      "original's ``all(stream, allocator)``."),
+    "cumsum": MethodSpec(_axis_scan.cumsum, ("axis", "dtype", "out"), (),
+                         "The cumulative sum along ``axis`` (None: of the flattened array)."),
+    "cumprod": MethodSpec(_axis_scan.cumprod, ("axis", "dtype", "out"), (),
+                          "The cumulative product along ``axis`` (None: of the flattened "
+                          "array)."),
+}  # fmt: skip
+
+_DEFAULTS = {"keepdims": False, "ddof": 0}
 
 
 def _originals_arguments(axis: Any, out: Any) -> bool:
     """Whether ``any``/``all`` were called as the original's ``(stream, allocator)``: a Stream
     first, or an allocator (a callable that is no array) second."""
-    from pycuda import driver
-
     return isinstance(axis, driver.Stream) or (
         out is not None and callable(out) and not isinstance(out, _driver.ArrayBase)
     )
 
 
+def _signature(spec: MethodSpec) -> inspect.Signature:
+    kinds = [(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in spec.positional]
+    kinds += [(name, inspect.Parameter.KEYWORD_ONLY)
+              for name in (*spec.keyword_only, "stream", "allocator")]  # fmt: skip
+    return inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(n, k, default=_DEFAULTS.get(n)) for n, k in kinds]
+    )
+
+
+def _method(name: str, spec: MethodSpec) -> Callable[..., Any]:
+    function, positional = spec.function, spec.positional
+    allowed = frozenset((*positional, *spec.keyword_only, "stream", "allocator"))
+    originals = name in ("any", "all")
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if len(args) > len(positional):
+            raise TypeError(
+                f"{name}() takes at most {len(positional)} positional arguments ({len(args)} given)"
+            )
+        for key, value in zip(positional, args, strict=False):
+            if key in kwargs:
+                raise TypeError(f"{name}() got multiple values for argument '{key}'")
+            kwargs[key] = value
+        unknown = kwargs.keys() - allowed
+        if unknown:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{min(unknown)}'")
+        if originals and _originals_arguments(kwargs.get("axis"), kwargs.get("out")):
+            kwargs["stream"], kwargs["allocator"] = kwargs.pop("axis"), kwargs.pop("out", None)
+        return function(self, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = spec.doc
+    method.__signature__ = _signature(spec)  # type: ignore[attr-defined]
+    return method
+
+
 class ReductionMethods:
     """sum, prod, max, min, mean, var, std, argmax, argmin, any, all, cumsum, cumprod."""
 
-    def sum(
-        self,
-        axis: Any = None,
-        dtype: Any = None,
-        out: Any = None,
-        keepdims: bool = False,
-        *,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """The sum over ``axis`` (numpy.sum's dtype: int64 for narrow signed integers)."""
-        return _reduce_ops.sum(
-            self, dtype, stream, allocator, axis=axis, out=out, keepdims=keepdims
-        )
 
-    def prod(
-        self,
-        axis: Any = None,
-        dtype: Any = None,
-        out: Any = None,
-        keepdims: bool = False,
-        *,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """The product over ``axis`` (numpy.prod's dtype)."""
-        return _reduce_ops.prod(
-            self, axis, dtype, out, keepdims, stream=stream, allocator=allocator
-        )
-
-    def max(
-        self,
-        axis: Any = None,
-        out: Any = None,
-        keepdims: bool = False,
-        *,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """The maximum over ``axis`` (NaN if any element is NaN)."""
-        return _reduce_ops.max(self, stream, allocator, axis=axis, out=out, keepdims=keepdims)
-
-    def min(
-        self,
-        axis: Any = None,
-        out: Any = None,
-        keepdims: bool = False,
-        *,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """The minimum over ``axis`` (NaN if any element is NaN)."""
-        return _reduce_ops.min(self, stream, allocator, axis=axis, out=out, keepdims=keepdims)
-
-    def mean(
-        self,
-        axis: Any = None,
-        dtype: Any = None,
-        out: Any = None,
-        keepdims: bool = False,
-        *,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """The mean over ``axis`` (float64 for integer arrays)."""
-        return _reduce_ops.mean(
-            self, axis, dtype, out, keepdims, stream=stream, allocator=allocator
-        )
-
-    def var(
-        self,
-        axis: Any = None,
-        dtype: Any = None,
-        out: Any = None,
-        ddof: int = 0,
-        keepdims: bool = False,
-        *,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """The variance over ``axis``, divided by ``N - ddof`` (real for complex arrays)."""
-        return _reduce_ops.var(
-            self, axis, dtype, out, ddof, keepdims, stream=stream, allocator=allocator
-        )
-
-    def std(
-        self,
-        axis: Any = None,
-        dtype: Any = None,
-        out: Any = None,
-        ddof: int = 0,
-        keepdims: bool = False,
-        *,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """The standard deviation over ``axis`` (the square root of var)."""
-        return _reduce_ops.std(
-            self, axis, dtype, out, ddof, keepdims, stream=stream, allocator=allocator
-        )
-
-    def argmax(
-        self,
-        axis: Any = None,
-        out: Any = None,
-        *,
-        keepdims: bool = False,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """The int64 index of the first maximum along ``axis`` (None: in the flattened array)."""
-        return _reduce_ops.argmax(self, stream, allocator, axis=axis, out=out, keepdims=keepdims)
-
-    def argmin(
-        self,
-        axis: Any = None,
-        out: Any = None,
-        *,
-        keepdims: bool = False,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """The int64 index of the first minimum along ``axis`` (None: in the flattened array)."""
-        return _reduce_ops.argmin(self, stream, allocator, axis=axis, out=out, keepdims=keepdims)
-
-    def any(
-        self,
-        axis: Any = None,
-        out: Any = None,
-        keepdims: bool = False,
-        *,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """Whether any element along ``axis`` is nonzero (bool)."""
-        if _originals_arguments(axis, out):  # the original's any(stream, allocator)
-            axis, stream, out, allocator = None, axis, None, out
-        return _reduce_ops.any(self, stream, allocator, axis=axis, out=out, keepdims=keepdims)
-
-    def all(
-        self,
-        axis: Any = None,
-        out: Any = None,
-        keepdims: bool = False,
-        *,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """Whether every element along ``axis`` is nonzero (bool)."""
-        if _originals_arguments(axis, out):  # the original's all(stream, allocator)
-            axis, stream, out, allocator = None, axis, None, out
-        return _reduce_ops.all(self, stream, allocator, axis=axis, out=out, keepdims=keepdims)
-
-    def cumsum(
-        self,
-        axis: Any = None,
-        dtype: Any = None,
-        out: Any = None,
-        *,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """The cumulative sum along ``axis`` (None: of the flattened array)."""
-        return _axis_scan.cumsum(self, axis, dtype, out, stream=stream, allocator=allocator)
-
-    def cumprod(
-        self,
-        axis: Any = None,
-        dtype: Any = None,
-        out: Any = None,
-        *,
-        stream: Any = None,
-        allocator: Any = None,
-    ) -> Any:
-        """The cumulative product along ``axis`` (None: of the flattened array)."""
-        return _axis_scan.cumprod(self, axis, dtype, out, stream=stream, allocator=allocator)
+for _name, _spec in METHODS.items():
+    setattr(ReductionMethods, _name, _method(_name, _spec))
+del _name, _spec

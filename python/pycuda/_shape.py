@@ -18,7 +18,7 @@ Shape = tuple[int, ...]
 Strides = tuple[int, ...]
 
 
-def _as_index(value: Any, what: str) -> int:
+def as_index(value: Any, what: str) -> int:
     """Turn one integer-like value (int, numpy integer, 0-d integer array) into a Python int."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{what} must be integers, not bool")
@@ -47,9 +47,9 @@ def normalize_shape(shape: Any) -> Shape:
             raise TypeError(f"a shape array must hold integers, not {shape.dtype}")
         shape = shape.tolist()
     if isinstance(shape, (list, tuple)):
-        dims = tuple(_as_index(d, "shape dimensions") for d in shape)
+        dims = tuple(as_index(d, "shape dimensions") for d in shape)
     else:
-        dims = (_as_index(shape, "shape dimensions"),)
+        dims = (as_index(shape, "shape dimensions"),)
     if any(d < 0 for d in dims):
         raise ValueError("negative dimensions are not allowed")
     return dims

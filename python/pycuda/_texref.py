@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from pycuda._enums import TRSF_READ_AS_INTEGER, array_format
-from pycuda._textures import _contiguous_order, dtype_to_array_format
+from pycuda._textures import contiguous_order, dtype_to_array_format
 
 # dtype -> (format, channels per element) of the double and complex hacks.
 _DOUBLE_HACK = {np.dtype(np.float64): (array_format.SIGNED_INT32, 2)}
@@ -23,7 +23,7 @@ _COMPLEX_HACK = {
 
 def _check_contiguous(ary: Any) -> np.dtype:
     dtype = np.dtype(ary.dtype)
-    if not _contiguous_order(tuple(ary.shape), tuple(ary.strides), dtype.itemsize):
+    if not contiguous_order(tuple(ary.shape), tuple(ary.strides), dtype.itemsize):
         raise ValueError("only contiguous arrays may be bound to a texture reference")
     return dtype
 

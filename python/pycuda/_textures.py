@@ -156,7 +156,7 @@ def np_to_array(nparray: np.ndarray, order: str, allowSurfaceBind: bool = False)
     return ary
 
 
-def _contiguous_order(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> str:
+def contiguous_order(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> str:
     """The orders ("C", "F", both or neither) in which (shape, strides) is contiguous."""
 
     def dense(dims: list[int], steps: list[int]) -> bool:
@@ -176,7 +176,7 @@ def gpuarray_to_array(gpuarray: Any, order: str, allowSurfaceBind: bool = False)
     """As ``np_to_array``, from a contiguous GPUArray (copied on the device)."""
     order = _check_order(order)
     shape, dtype = tuple(gpuarray.shape), np.dtype(gpuarray.dtype)
-    if order not in _contiguous_order(shape, tuple(gpuarray.strides), dtype.itemsize):
+    if order not in contiguous_order(shape, tuple(gpuarray.strides), dtype.itemsize):
         raise ValueError(
             f"gpuarray_to_array: the GPUArray must be {order}-contiguous for order={order!r}"
         )

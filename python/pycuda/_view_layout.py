@@ -15,7 +15,7 @@ import numpy as np
 from pycuda._shape import (
     Shape,
     Strides,
-    _as_index,
+    as_index,
     contiguous_strides,
     is_c_contiguous,
     is_f_contiguous,
@@ -39,7 +39,7 @@ def reshape_args(args: tuple[Any, ...]) -> tuple[int, ...]:
     """Turn ``reshape``'s positional arguments (ints, or one tuple/list) into a tuple of ints."""
     if len(args) == 1 and isinstance(args[0], (tuple, list, np.ndarray)):
         args = tuple(args[0])
-    return tuple(_as_index(d, "reshape dimensions") for d in args)
+    return tuple(as_index(d, "reshape dimensions") for d in args)
 
 
 def resolve_shape(size: int, newshape: Sequence[int]) -> Shape:
@@ -165,7 +165,7 @@ def ravel_layout(
 
 def normalize_axis(axis: Any, ndim: int) -> int:
     """An axis number in ``range(ndim)``, negatives counted from the end (NumPy's AxisError)."""
-    value = _as_index(axis, "axes")
+    value = as_index(axis, "axes")
     if not -ndim <= value < ndim:
         raise AxisError(value, ndim)
     return value % ndim

@@ -12,6 +12,7 @@ import struct
 import numpy as np
 
 import pycuda.driver as cuda
+from pycuda.compiler import SourceModule
 from pycuda.tools import context_dependent_memoize
 
 
@@ -36,8 +37,6 @@ def sizeof(type_name: str, preamble: str = "") -> int:
 
     ``preamble`` is source placed before it (includes, typedefs) that defines the type.
     """
-    from pycuda.compiler import SourceModule
-
     mod = SourceModule(
         f"""
         {preamble}

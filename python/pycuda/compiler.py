@@ -48,12 +48,11 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pycuda import _driver
+from pycuda import _driver, driver
 from pycuda._compile_args import no_nul, optional_text, source_text, string_list
 from pycuda._compile_cache import cache_key, disk_cache, resolve_cache_dir, stamps_current, store
 from pycuda._nvcc import TARGETS as _TARGETS
@@ -76,6 +75,7 @@ from pycuda._texref_rewrite import (  # noqa: F401 - part of this module's API
     rewrite_texture_references,
 )
 from pycuda._user_warnings import warn_compiler_output, warn_user
+from pycuda.driver import CompileError
 
 _PACKAGE_HEADER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda")
 _NVRTC_SHIM_DIR = os.path.join(_PACKAGE_HEADER_DIR, "nvrtc")
@@ -143,8 +143,6 @@ _arch_by_device: dict[Any, str] = {}
 def _context_arch() -> str:
     """ "sm_XY" of the current context's device (memoized per device: a device's architecture
     never changes, and this runs on every compile without arch=)."""
-    from pycuda import driver
-
     try:
         device = driver.Context.get_device()
     except driver.Error:
@@ -260,12 +258,8 @@ def _compile_nvrtc(
 
 
 def _debugging() -> bool:
-    """pycuda.driver.set_debugging() or $CUDA_DEBUGGING (without importing pycuda.driver, which
-    a cache hit does not otherwise need)."""
-    driver = sys.modules.get("pycuda.driver")
-    if driver is None:
-        return bool(os.environ.get("CUDA_DEBUGGING"))
-    return bool(getattr(driver, "CUDA_DEBUGGING", False))
+    """pycuda.driver.set_debugging() or $CUDA_DEBUGGING, which pycuda.driver reads at import."""
+    return bool(driver.CUDA_DEBUGGING)
 
 
 _ARCH_OPTIONS = ("-arch", "--gpu-architecture", "-code", "--gpu-code")
@@ -355,8 +349,6 @@ def _compile_or_load(
         # NVRTC failed and nvcc is here: what compiles with nvcc compiles. Its binary is also
         # stored under the NVRTC key, so a later hit neither retries NVRTC nor runs
         # `nvcc --version`.
-        from pycuda.driver import CompileError
-
         try:
             binary, stamps = _nvcc_cached(
                 source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target
@@ -378,8 +370,6 @@ class _NvrtcFailed:
 
     def with_nvcc(self, nvcc_error: Any) -> Exception:
         """One CompileError holding both compilers' logs."""
-        from pycuda.driver import CompileError
-
         nvcc_log = "\n".join(t for t in (nvcc_error.stdout, nvcc_error.stderr) if t)
         nvcc_cmd = nvcc_error.command_line or []
         nvcc_cmd = nvcc_cmd if isinstance(nvcc_cmd, str) else " ".join(nvcc_cmd)
@@ -425,8 +415,6 @@ def _nvrtc_cached(
         command = ["nvrtc", *nv_opts]
         if _find_nvcc("nvcc") is not None:
             return _NvrtcFailed(key, command, log)
-        from pycuda.driver import CompileError
-
         raise CompileError(
             "NVRTC compilation of kernel.cu failed", command_line=command, stderr=log
         )
@@ -448,8 +436,6 @@ def _nvcc_cached(
     target: str,
 ) -> tuple[bytes, list[tuple[str, int, int]]]:
     """Compile with the nvcc process through the cache (options as the original passed them)."""
-    from pycuda.driver import CompileError
-
     if _find_nvcc(nvcc) is None:
         raise CompileError(
             f"cannot compile with NVRTC ({_why_nvcc(nvcc, target, options) or 'an #include'}"
@@ -497,9 +483,7 @@ class CudaModule:
         if arch is None:
             return
         try:
-            from pycuda.driver import Context
-
-            cap = Context.get_device().compute_capability()
+            cap = driver.Context.get_device().compute_capability()
             digits = "".join(ch for ch in arch.split("_", 1)[-1] if ch.isdigit())
             higher = digits and tuple(map(int, (digits[:-1], digits[-1]))) > tuple(cap)
         except Exception:  # no context: nothing to compare with
@@ -530,8 +514,6 @@ class SourceModule(CudaModule):
         cache_dir: str | bool | None = None,
         include_dirs: Iterable[str] = (),
     ) -> None:
-        from pycuda import driver
-
         self._check_arch(arch)
         cubin = compile(
             source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs
@@ -585,8 +567,6 @@ class DynamicModule(CudaModule):
         log_verbose: bool = False,
         cuda_libdir: str | None = None,
     ) -> None:
-        from pycuda import driver
-
         self.nvcc, self.keep, self.no_extern_c = nvcc, keep, no_extern_c
         self.arch, self.code, self.cache_dir = arch, code, cache_dir
         self.include_dirs = string_list(include_dirs or (), "include_dirs", paths=True)
@@ -604,8 +584,6 @@ class DynamicModule(CudaModule):
         self, source: str, nvcc_options: Sequence[str] | None = None, name: str = "kernel.ptx"
     ) -> DynamicModule:
         """Compile ``source`` to PTX and add it to the link."""
-        from pycuda import driver
-
         no_nul(name, "name")
         ptx = compile(
             source, nvcc=self.nvcc, options=nvcc_options, keep=self.keep,
@@ -626,8 +604,6 @@ class DynamicModule(CudaModule):
 
     def add_stdlib(self, libname: str) -> DynamicModule:
         """Add the toolkit library ``lib<libname>.a`` (e.g. "cudadevrt") to the link."""
-        from pycuda import driver
-
         path = _find_library(libname, self.cuda_libdir)
         self.libdir = os.path.dirname(path)
         self.linker.add_file(path, driver.jit_input_type.LIBRARY)

@@ -30,6 +30,7 @@ from pycuda import _operators as ops
 from pycuda._array_functions import binary_function
 from pycuda._array_kernels import binary_c, compute_ctype
 from pycuda._broadcast import broadcast_shapes
+from pycuda._c_types import dtype_to_ctype
 from pycuda._dtype_rules import (
     binary_float_result_dtype,
     is_weak,
@@ -427,6 +428,4 @@ def clip(
 
 
 def _ctype(dtype: np.dtype) -> str:
-    from pycuda._c_types import dtype_to_ctype
-
     return dtype_to_ctype(dtype)

@@ -34,17 +34,18 @@ from typing import Any
 import numpy as np
 
 import pycuda.driver as drv
-from pycuda import _curand_sources
+from pycuda import _array_core as core
+from pycuda import _curand_sources, compiler
 from pycuda._curand_host import (  # noqa: F401 - the original's curandom offers these
     CurandLibraryError,
-    _cycled,
-    _direction_table,
     _get_direction_vectors,
     _get_scramble_constants32,
     _get_scramble_constants64,
-    _scramble_table,
+    cycled,
+    direction_table,
     direction_vector_set,
     get_curand_version,
+    scramble_table,
 )
 from pycuda._curand_sources import (  # noqa: F401 - the original's kernel templates
     GeneratorSpec,
@@ -79,9 +80,7 @@ from pycuda.tools import context_dependent_memoize
 
 
 def _to_gpu(host: np.ndarray) -> Any:
-    from pycuda import gpuarray
-
-    result = gpuarray.empty(host.shape, host.dtype)
+    result = core.new_array(host.shape, host.dtype)
     if host.size:
         drv.memcpy_htod(result.gpudata, np.ascontiguousarray(host))
     return result
@@ -97,20 +96,20 @@ def generate_direction_vectors(count: int, direction: Any = None) -> Any:
     direction = direction_vector_set(
         direction_vector_set.VECTOR_32 if direction is None else direction
     )
-    table = _direction_table(direction)
+    table = direction_table(direction)
     signed = np.int32 if table.dtype == np.uint32 else np.int64
-    return _to_gpu(_cycled(table, int(count)).view(signed))
+    return _to_gpu(cycled(table, int(count)).view(signed))
 
 
 def generate_scramble_constants32(count: int) -> Any:
     """``count`` 32-bit scramble constants from cuRAND, as an int32 GPUArray (the bits of
     cuRAND's unsigned constants, like the direction vectors)."""
-    return _to_gpu(_cycled(_scramble_table(32), int(count)).view(np.int32))
+    return _to_gpu(cycled(scramble_table(32), int(count)).view(np.int32))
 
 
 def generate_scramble_constants64(count: int) -> Any:
     """``count`` 64-bit scramble constants from cuRAND, as an int64 GPUArray."""
-    return _to_gpu(_cycled(_scramble_table(64), int(count)).view(np.int64))
+    return _to_gpu(cycled(scramble_table(64), int(count)).view(np.int64))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,12 +193,10 @@ class _RandomNumberGeneratorBase:
             cls.gen_poisson_inplace_info = _curand_sources.gen_poisson_inplace_info(spec)
 
     def __init__(self) -> None:
-        from pycuda.compiler import SourceModule
-
         spec = self._spec
         self.state_type = spec.state
         self.generator_bits = spec.bits
-        self.module = SourceModule(generator_source(spec), no_extern_c=True)
+        self.module = compiler.SourceModule(generator_source(spec), no_extern_c=True)
         self._kernels = self._load_kernels()
         fills = _curand_sources.fill_kernel_formats(spec)
         self.generators = {name: self._kernels[name] for name in fills}
@@ -259,9 +256,7 @@ class _RandomNumberGeneratorBase:
 
     def gen_uniform(self, shape: Any, dtype: Any, stream: Any = None) -> Any:
         """A new GPUArray of ``shape`` and ``dtype`` filled by ``fill_uniform``."""
-        from pycuda import gpuarray
-
-        result = gpuarray.empty(shape, dtype)
+        result = core.new_array(shape, dtype)
         self.fill_uniform(result, stream)
         return result
 
@@ -294,9 +289,7 @@ class _RandomNumberGeneratorBase:
 
     def gen_normal(self, shape: Any, dtype: Any, stream: Any = None) -> Any:
         """A new GPUArray of ``shape`` and ``dtype`` filled by ``fill_normal``."""
-        from pycuda import gpuarray
-
-        result = gpuarray.empty(shape, dtype)
+        result = core.new_array(shape, dtype)
         self.fill_normal(result, stream)
         return result
 
@@ -315,9 +308,7 @@ class _RandomNumberGeneratorBase:
         self, shape: Any, dtype: Any, mean: float, stddev: float, stream: Any = None
     ) -> Any:
         """A new GPUArray of ``shape`` and ``dtype`` filled by ``fill_log_normal``."""
-        from pycuda import gpuarray
-
-        result = gpuarray.empty(shape, dtype)
+        result = core.new_array(shape, dtype)
         self.fill_log_normal(result, mean, stddev, stream)
         return result
 
@@ -347,9 +338,7 @@ class _RandomNumberGeneratorBase:
     def gen_poisson(self, shape: Any, dtype: Any, lambda_value: float, stream: Any = None) -> Any:
         """A new GPUArray of ``shape`` and ``dtype`` (uint32 as the original, or int32/float)
         of Poisson numbers of mean ``lambda_value``."""
-        from pycuda import gpuarray
-
-        result = gpuarray.empty(shape, dtype)
+        result = core.new_array(shape, dtype)
         self.fill_poisson(result, lambda_value, stream)
         return result
 

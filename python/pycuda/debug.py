@@ -9,14 +9,14 @@ import os
 import runpy
 import sys
 
+import pycuda.driver
+
 
 def main(argv: list[str]) -> int:
     """Turn on debugging, then run ``argv[0]`` as __main__ with ``argv`` as its sys.argv."""
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: python -m pycuda.debug script.py [args...]", file=sys.stderr)
         return 2
-    import pycuda.driver
-
     pycuda.driver.set_debugging()
     sys.argv = list(argv)
     # As `python script.py` would: the script's directory first on sys.path, for its imports.

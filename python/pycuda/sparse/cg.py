@@ -29,6 +29,7 @@ import pycuda.driver as drv
 from pycuda import gpuarray
 from pycuda.elementwise import ElementwiseKernel
 from pycuda.sparse.inner import AsyncInnerProduct
+from pycuda.sparse.operator import IdentityOperator
 from pycuda.tools import dtype_to_ctype
 
 
@@ -82,8 +83,6 @@ class CGStateContainer:
 
     def __init__(self, operator: Any, precon: Any = None, pagelocked_allocator: Any = None):
         if precon is None:
-            from pycuda.sparse.operator import IdentityOperator
-
             precon = IdentityOperator(operator.dtype, operator.shape[0])
         self.operator = operator
         self.precon = precon

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import gpuarray
 from pycuda.sparse._csr import CooArrays, CsrArrays, to_csr
 
 INDEX_DTYPE = np.dtype(np.int32)
@@ -203,8 +204,6 @@ def build_pkt_data_structure(
     the matrix. ``max_thread_costs`` is accepted for the original's signature: the arrays are
     sized exactly here.
     """
-    from pycuda import gpuarray
-
     t = int(spmv.threads_per_packet)
     csr = to_csr(csr_mat, spmv.dtype)
     n = csr.shape[0]

@@ -1,0 +1,318 @@
+"""ReductionKernel: a reduction of whole arrays to one value (pycuda.reduction, which re-exports
+it, says how it runs), and its launch plans: per context, what a call on one plain array
+launches, so that gpuarray.sum/max/min look their launches up instead of deciding them again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from pycuda import _array_core as core
+from pycuda import compiler, driver
+from pycuda._reduction_parts import resident_blocks
+from pycuda._reduction_source import (  # noqa: F401 - the original's module functions
+    BLOCK_SIZE,
+    get_reduction_kernel_and_types,
+    get_reduction_module,
+    make_plan,
+    reduction_arguments,
+)
+from pycuda.tools import (
+    Argument,
+    VectorArg,
+)
+
+
+class ReductionKernel:
+    """A reduction of one or more arrays to one value of ``dtype_out``.
+
+    ``map_expr`` (in terms of ``i`` and the ``arguments``; default ``in[i]``) gives each
+    element's value, ``reduce_expr`` (in ``a`` and ``b``; associative and commutative) combines
+    two, ``neutral`` is its identity. Calling it returns a 0-d GPUArray.
+
+        krnl = ReductionKernel(numpy.float32, neutral="0", reduce_expr="a+b",
+                               map_expr="x[i]*y[i]", arguments="float *x, float *y")
+        dot = krnl(x_gpu, y_gpu).get()
+    """
+
+    def __init__(
+        self,
+        dtype_out: Any,
+        neutral: Any,
+        reduce_expr: str,
+        map_expr: str | None = None,
+        arguments: Any = None,
+        name: str = "reduce_kernel",
+        keep: bool = False,
+        options: Sequence[str] | None = None,
+        preamble: str = "",
+        *,
+        _out_ctype: str | None = None,
+        _final: tuple[Any, str, str] | None = None,
+        _shuffle: bool | None = None,
+    ) -> None:
+        self.dtype_out = np.dtype(dtype_out)
+        self.arguments = reduction_arguments(arguments)
+        # _final: (result dtype, its C type, expression in `a`) when the result is not out_type.
+        self.result_dtype = np.dtype(_final[0]) if _final else self.dtype_out
+        final = (_final[1], _final[2]) if _final else None
+        plan = make_plan(
+            self.dtype_out, neutral, reduce_expr, map_expr, self.arguments, name, preamble,
+            _out_ctype, final, _shuffle,
+        )  # fmt: skip
+        self._plan = plan
+        self.source = plan.source
+        self.module = compiler.SourceModule(
+            plan.source, options=options, keep=keep, no_extern_c=True
+        )
+        fmt = "P" + "".join(a.struct_char for a in self.arguments) + "q"
+        self.stage1_func = self.module.get_function(f"{name}_stage1")
+        self.stage1_func.prepare(fmt)
+        self.stage1_vec_func = None
+        if plan.vector_args is not None:
+            self.stage1_vec_func = self.module.get_function(f"{name}_stage1_vec")
+            self.stage1_vec_func.prepare(fmt)
+        self.stage2_func = self.module.get_function(f"{name}_stage2")
+        self.stage2_func.prepare("PPq")
+        dev = driver.Context.get_device()
+        sms = dev.get_attribute(driver.device_attribute.MULTIPROCESSOR_COUNT)
+        per_sm = dev.get_attribute(driver.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)
+        fallback = sms * max(1, per_sm // plan.block)
+        # One resident wave: more blocks than fit at once would only queue behind the first.
+        self._max_blocks = {
+            f: resident_blocks(f, plan.block, sms, fallback)
+            for f in (self.stage1_func, self.stage1_vec_func)
+            if f is not None
+        }
+        self._vector_names = [a.name for a in self.arguments if isinstance(a, VectorArg)]
+        # Per stage-1 function: (elements per block, most blocks), and the block's shape.
+        self._limits = {self.stage1_func: (plan.block * plan.scalar_unroll, 0)}
+        if self.stage1_vec_func is not None:
+            self._limits[self.stage1_vec_func] = (plan.block * plan.unroll * plan.vec, 0)
+        for f, (per_block, _) in self._limits.items():
+            self._limits[f] = (per_block, self._max_blocks[f])
+        self._block = (plan.block, 1, 1)
+        # The one-array kernels (sum, max, any, ...): its dtype and the alignment that 16-byte
+        # loads need (None without them), for calls on one plain array (_launch_plan's).
+        self._single = None
+        if len(self.arguments) == 1 and isinstance(self.arguments[0], VectorArg):
+            spec = self.arguments[0]
+            vec_args = plan.vector_args or {}
+            align = plan.vec * vec_args[spec.name] if spec.name in vec_args else 1
+            self._single = (spec.dtype, align if self.stage1_vec_func is not None else None)
+
+    def _aligned(self, ptr: int) -> bool:
+        """Whether a one-array kernel's 16-byte loads may read from address ``ptr``."""
+        align = self._single[1]  # type: ignore[index]
+        return align is not None and not ptr % align
+
+    def _launch_plan(self, n: int, aligned: bool) -> ReductionPlan:
+        """What a call over ``n`` elements launches (16-byte loads where ``aligned``): the
+        decision every call takes (the general path, and the plain path's cache)."""
+        func, blocks, direct = self._stage1(n, aligned)
+        stage2 = None if direct else self.stage2_func.prepared_call
+        result = self.result_dtype
+        return ReductionPlan(
+            func.prepared_call, (blocks, 1), self._block, stage2, blocks,
+            blocks * self.dtype_out.itemsize, result, result.itemsize,
+        )  # fmt: skip
+
+    def _call_plain(self, a: Any, allocator: Any) -> Any:
+        """``self(a)`` for a plain C-contiguous GPUArray of the declared dtype (object): the
+        launches from the context's plan cache; None where the general path must run."""
+        dtype = self._single[0]  # type: ignore[index]
+        n = a.size
+        if not n or a.dtype is not dtype or not a._c:
+            return None
+        ptr = a.ptr
+        aligned = self._aligned(ptr)
+        state = core.STATES.get(core.seams.context_handle()) or core.state()
+        plan = state.plans.get((self, n, aligned))
+        if plan is None:
+            plan = state.remember((self, n, aligned), self._launch_plan(n, aligned))
+        return launch_plan(plan, ptr, n, allocator or a.allocator)
+
+    def _stage1(self, n: int, aligned: bool) -> tuple[Any, int, bool]:
+        """The stage-1 function over ``n`` elements (16-byte loads where ``aligned``), its
+        number of blocks, and whether that one launch writes the result (one block and no final
+        conversion) or stage 2 reduces its partials."""
+        func = self.stage1_vec_func if aligned and n else self.stage1_func
+        per_block, max_blocks = self._limits[func]
+        blocks = max(1, min(-(-n // per_block), max_blocks))
+        return func, blocks, blocks == 1 and self._plan.final is None
+
+    def _launch_args(self, args: tuple[Any, ...]) -> tuple[list[Any], Any, int, bool]:
+        """Kernel arguments, the first array (size and allocator), n, and whether 16-byte
+        loads may be used."""
+        if len(args) != len(self.arguments):
+            raise TypeError(
+                f"reduction takes {len(self.arguments)} arguments "
+                f"({', '.join(a.name for a in self.arguments)}), got {len(args)}"
+            )
+        packed: list[Any] = []
+        first = None
+        aligned = self.stage1_vec_func is not None
+        vec_args = self._plan.vector_args or {}
+        for spec, value in zip(self.arguments, args, strict=True):
+            if isinstance(spec, VectorArg):
+                if not hasattr(value, "gpudata"):
+                    raise TypeError(
+                        f"argument '{spec.name}' must be a GPUArray, got {type(value).__name__}"
+                    )
+                # GPUArrays know whether they are (cached); other array types tell by .flags.
+                contiguous = getattr(value, "_c", None) or value.flags.c_contiguous
+                if value.size and not contiguous:
+                    raise ValueError(
+                        f"argument '{spec.name}' is not contiguous: reductions read arrays as "
+                        "flat memory; pass a contiguous copy (ary.copy())"
+                    )
+                if value.dtype != spec.dtype:
+                    raise TypeError(
+                        f"argument '{spec.name}' has dtype {value.dtype}, the kernel was "
+                        f"declared with {spec.dtype}"
+                    )
+                first = value if first is None else first
+                ptr = 0 if value.gpudata is None else int(value.gpudata)
+                if spec.name in vec_args and ptr % (self._plan.vec * vec_args[spec.name]):
+                    aligned = False
+                packed.append(ptr)
+            else:
+                packed.append(_scalar_value(spec, value))
+        if first is None:
+            raise TypeError("a reduction needs at least one array argument")
+        return packed, first, int(first.size), aligned
+
+    def __call__(
+        self,
+        *args: Any,
+        stream: Any = None,
+        out: Any = None,
+        allocator: Any = None,
+        kernel_wrapper: Callable[[Any], Any] | None = None,
+        **kw: Any,
+    ) -> Any:
+        """Reduce; returns ``out`` or a new 0-d GPUArray of ``dtype_out``.
+
+        ``kernel_wrapper``, as in the original, is applied to each stage's launcher (a
+        function's bound ``prepared_async_call``) before it is called, which it then is as
+        ``launch(grid, block, stream, *args)``: for timing or logging the launches.
+        """
+        if kw:
+            raise TypeError(f"unexpected keyword arguments: {', '.join(kw)}")
+        plain = (
+            self._single
+            and len(args) == 1
+            and type(args[0]) is core.array_class()
+            and out is None
+            and stream is None
+            and kernel_wrapper is None
+        )
+        if plain:
+            result = self._call_plain(args[0], allocator)
+            if result is not None:
+                return result
+        packed, first, n, aligned = self._launch_args(args)
+        if allocator is None:
+            allocator = getattr(first, "allocator", None)
+        if out is None:
+            if type(first) is core.array_class() or not core.is_array(first):
+                out = core.empty_0d(self.result_dtype, allocator)
+            else:  # a subclass's result, made by its _new_like_me/_new_with_changes
+                out = core.new_result(first, (), self.result_dtype, allocator=allocator)
+        elif out.dtype != self.result_dtype or out.size != 1:
+            raise TypeError(
+                f"out must be a GPUArray of one {self.result_dtype} element, got "
+                f"{out.size} of {out.dtype}"
+            )
+        func, blocks, direct = self._stage1(n, aligned)
+        block = self._block
+        if kernel_wrapper is not None:
+            # Both stages wrapped before either runs, as the original did.
+            stage1 = kernel_wrapper(func.prepared_async_call)
+            stage2 = kernel_wrapper(self.stage2_func.prepared_async_call)
+        else:
+            stage1, stage2 = _launcher(func), _launcher(self.stage2_func)
+        if direct:
+            stage1((1, 1), block, stream, out.gpudata, *packed, n)
+            return out
+        # Raw memory, not a GPUArray: the partials may be of a struct type (argmax's pairs).
+        # Without an allocator, from the context's pool as the result: a cuMemFree per call
+        # would wait for the device.
+        allocate = allocator or core.context_allocator()
+        partials = allocate(blocks * self.dtype_out.itemsize)
+        stage1((blocks, 1), block, stream, partials, *packed, n)
+        stage2((1, 1), block, stream, out.gpudata, partials, blocks)
+        return out
+
+
+class ReductionPlan(NamedTuple):
+    """What one reduction of n elements at one alignment launches, and its result."""
+
+    stage1: Callable[..., None]  # stage 1's prepared_call
+    grid: tuple[int, int]  # stage 1's grid
+    block: tuple[int, int, int]
+    stage2: Callable[..., None] | None  # None: stage 1 writes the result
+    blocks: int  # stage 1's blocks: the partials stage 2 reduces
+    partial_bytes: int
+    result: np.dtype
+    itemsize: int  # the result's
+
+
+_ONE_BLOCK = (1, 1)
+
+
+def launch_plan(plan: ReductionPlan, ptr: int, n: int, allocator: Any) -> Any:
+    """Launches ``plan`` over the ``n`` elements at ``ptr``; a new 0-d GPUArray of its result
+    (memory, and the partials', from ``allocator``)."""
+    gpudata = allocator(plan.itemsize)
+    out = int(gpudata)
+    if plan.stage2 is None:
+        plan.stage1(_ONE_BLOCK, plan.block, out, ptr, n)
+    else:
+        partials = allocator(plan.partial_bytes)
+        plan.stage1(plan.grid, plan.block, partials, ptr, n)
+        plan.stage2(_ONE_BLOCK, plan.block, out, partials, plan.blocks)
+    return core.array_class()._fresh((), plan.result, (), 1, allocator, gpudata, out)
+
+
+def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -> Any:
+    """``kernel_of(a.dtype)(a, allocator=allocator)`` for a plain non-empty C-contiguous
+    GPUArray (the module functions' sum, max and min), its plan looked up in the context's
+    cache by (``kernel_of``, dtype, n, address % 16) without asking the memoized factory;
+    None where the general path must decide (the plan is still the kernel's own decision)."""
+    n = a.size
+    if not n or type(a) is not core.array_class() or not a._c:
+        return None
+    state = core.STATES.get(core.seams.context_handle()) or core.state()
+    ptr = a.ptr
+    key = (kernel_of, a.dtype, n, ptr & 15)
+    plan = state.plans.get(key)
+    if plan is None:
+        try:
+            krnl = kernel_of(a.dtype)
+        except (TypeError, ValueError, KeyError):
+            return None  # the general path raises it, with its own message
+        if krnl._single is None or krnl._single[0] != a.dtype:
+            return None
+        align = krnl._single[1]
+        if align is not None and 16 % align:
+            return None  # whether 16-byte loads apply would depend on more than ptr % 16
+        plan = state.remember(key, krnl._launch_plan(n, krnl._aligned(ptr)))
+    return launch_plan(plan, ptr, n, allocator or a.allocator)
+
+
+def _launcher(func: Any) -> Callable[..., None]:
+    """``launch(grid, block, stream, *args)`` of a prepared function (a kernel_wrapper's
+    argument form), synchronous where ``stream`` is None."""
+    return lambda grid, block, stream, *args: core.launch(func, grid, block, stream, args)
+
+
+def _scalar_value(spec: Argument, value: Any) -> Any:
+    """A scalar argument as the prepared format of ``spec`` takes it."""
+    if spec.dtype.kind == "V":
+        return np.asarray(value, dtype=spec.dtype).tobytes()
+    if isinstance(value, np.generic) and value.dtype == spec.dtype:
+        return value
+    return spec.dtype.type(value)
