@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import array_seams
 import numpy as np
 import pytest
 
@@ -466,8 +467,6 @@ class FakeArray:
 
 @pytest.fixture
 def fake_driver(monkeypatch):
-    import sys
-    import types
 
     import pycuda
     import pycuda.compiler
@@ -483,10 +482,8 @@ def fake_driver(monkeypatch):
             assert f"void {name}(" in self.source or f"\n{name}(" in self.source, name
             return FakeFunction(name, log)
 
-    fake_gpuarray = types.ModuleType("pycuda.gpuarray")
-    fake_gpuarray.empty = FakeArray
-    monkeypatch.setitem(sys.modules, "pycuda.gpuarray", fake_gpuarray)
-    monkeypatch.setattr(pycuda, "gpuarray", fake_gpuarray, raising=False)
+    # New arrays are GPUArrays over fake addresses (256-byte aligned, as the pool's).
+    array_seams.replace(monkeypatch, allocate=lambda n: FakeArray(n, np.uint8).gpudata)
     monkeypatch.setattr(pycuda.compiler, "SourceModule", FakeModule)
     monkeypatch.setattr(curandom, "_multiprocessor_count", lambda: 3)
     monkeypatch.setattr(

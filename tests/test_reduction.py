@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from launch_log import FakeDevice, LaunchLog, Memory, without_new_memory
 
-from pycuda import _array_core, _driver
+from pycuda import _array_core, _driver, _reduction_source
 from pycuda import reduction as R
+from pycuda.tools import parse_c_arg
 
 needs_nvrtc = pytest.mark.skipif(not _driver.nvrtc_available(), reason="NVRTC is not installed")
 
@@ -149,13 +150,13 @@ def test_custom_kernel_with_scalars_compiles(nvrtc_modules):
 
 
 def test_vector_map_detection():
-    args = [R.parse_c_arg(a) for a in ("float *x", "double *y", "int *s", "float c")]
-    assert R._vector_map("x[i]", args)[2] == 4
-    assert R._vector_map("x[ i ]*y[i] + c", args)[2] == 2
-    assert R._vector_map("x[s[i]]", args) is None
-    assert R._vector_map("x[i+1]", args) is None
-    assert R._vector_map("c*i", args) is None
-    rewritten = R._vector_map("x[i]*i", args)[0]
+    args = [parse_c_arg(a) for a in ("float *x", "double *y", "int *s", "float c")]
+    assert _reduction_source._vector_map("x[i]", args)[2] == 4
+    assert _reduction_source._vector_map("x[ i ]*y[i] + c", args)[2] == 2
+    assert _reduction_source._vector_map("x[s[i]]", args) is None
+    assert _reduction_source._vector_map("x[i+1]", args) is None
+    assert _reduction_source._vector_map("c*i", args) is None
+    rewritten = _reduction_source._vector_map("x[i]*i", args)[0]
     assert "x[" not in rewritten and "pr_elt_x*i" in rewritten
 
 
@@ -173,7 +174,7 @@ def test_minmax_neutral():
 
 def test_arguments_required():
     with pytest.raises(TypeError, match="needs arguments"):
-        R._parse_arguments(None)
+        _reduction_source.reduction_arguments(None)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)

@@ -68,7 +68,13 @@ def on_register(listener: Callable[[type], None]) -> None:
 
 def array_class() -> Any:
     """GPUArray (the registered array class)."""
-    return _Registry.array_class
+    cls = _Registry.array_class
+    if cls is None:
+        raise RuntimeError(
+            "no array class is registered: import pycuda.gpuarray before making arrays "
+            "(the modules that return new arrays import it themselves)"
+        )
+    return cls
 
 
 def is_array(x: Any) -> bool:
@@ -372,7 +378,7 @@ def new_array(
     shape: Any, dtype: Any, allocator: Any = None, strides: Any = None, order: str = "C"
 ) -> Any:
     """A new GPUArray (of the registered class)."""
-    return _Registry.array_class(shape, dtype, allocator, strides=strides, order=order)
+    return array_class()(shape, dtype, allocator, strides=strides, order=order)
 
 
 def to_device(ary: np.ndarray, allocator: Any = None) -> Any:

@@ -36,6 +36,7 @@ import numpy as np
 import pycuda.driver as drv
 from pycuda import _array_core as core
 from pycuda import _curand_sources, compiler
+from pycuda import gpuarray as _gpuarray  # noqa: F401 - registers GPUArray, the class of its results
 from pycuda._curand_host import (  # noqa: F401 - the original's curandom offers these
     CurandLibraryError,
     _get_direction_vectors,
