@@ -9,6 +9,7 @@ void bind_device(nb::module_& m);
 void bind_memory(nb::module_& m);
 void bind_host_memory(nb::module_& m);
 void bind_memcpy(nb::module_& m);
+void bind_staged_copy(nb::module_& m);
 void bind_memory_pool(nb::module_& m);
 void bind_stream(nb::module_& m);
 void bind_event(nb::module_& m);
@@ -38,6 +39,7 @@ NB_MODULE(_driver, m) {
     bind_memory(m);
     bind_host_memory(m);
     bind_memcpy(m);
+    bind_staged_copy(m);
     bind_memory_pool(m);
     bind_stream(m);
     bind_event(m);

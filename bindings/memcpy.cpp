@@ -5,6 +5,7 @@
 #include "bindings/stream.hpp"
 
 #include "core/memcpy.hpp"
+#include "core/staged_copy.hpp"
 
 #include <cstdint>
 #include <nanobind/stl/string.h>
@@ -87,11 +88,12 @@ void bind_host_copies(nb::module_& m) {
             HostBuffer s(src, false, "memcpy_htod");
             check_fits(d, s.size(), "memcpy_htod");
             nb::gil_scoped_release release;
-            memcpy_htod(d.ptr, s.data(), s.size());
+            staged_memcpy_htod(d.ptr, s.data(), s.size());
         },
         nb::arg("dest"), nb::arg("src"), "Copy all of the host buffer `src` to `dest`.");
     // Async: the buffer is held until the call returns. For pageable memory CUDA has read it
     // by then; page-locked memory must be kept alive by the caller until the stream gets there.
+    // Never staged (core/memcpy.hpp says why).
     m.def(
         "memcpy_htod_async",
         [](nb::handle dest, nb::handle src, nb::handle stream) {
@@ -110,7 +112,7 @@ void bind_host_copies(nb::module_& m) {
             DeviceSpan s = device_span(src, "memcpy_dtoh");
             check_fits(s, d.size(), "memcpy_dtoh");
             nb::gil_scoped_release release;
-            memcpy_dtoh(d.data(), s.ptr, d.size());
+            staged_memcpy_dtoh(d.data(), s.ptr, d.size());
         },
         nb::arg("dest"), nb::arg("src"), "Fill all of the writable host buffer `dest` from `src`.");
     m.def(

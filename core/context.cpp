@@ -6,6 +6,7 @@
 
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace pycuda {
 
@@ -25,7 +26,38 @@ Registry& registry() {
     return *r;
 }
 
+struct TeardownHooks {
+    std::mutex mutex;
+    std::vector<ContextTeardownHook> hooks;
+};
+
+TeardownHooks& teardown_hooks() {
+    static TeardownHooks* h = new TeardownHooks; // leaked, as the registry
+    return *h;
+}
+
+void run_teardown_hooks(const Context& context) noexcept {
+    if (in_forked_child())
+        return;
+    std::vector<ContextTeardownHook> hooks;
+    try {
+        TeardownHooks& h = teardown_hooks();
+        std::lock_guard lock(h.mutex);
+        hooks = h.hooks;
+    } catch (...) {
+        return; // no memory for the copy: the resources go with the context
+    }
+    for (ContextTeardownHook hook : hooks)
+        hook(context);
+}
+
 } // namespace
+
+void add_context_teardown_hook(ContextTeardownHook hook) {
+    TeardownHooks& h = teardown_hooks();
+    std::lock_guard lock(h.mutex);
+    h.hooks.push_back(hook);
+}
 
 std::shared_ptr<Context> Context::adopt(CUcontext handle, Device device, Ownership ownership) {
     std::shared_ptr<Context> ctx(new Context(handle, device, ownership));
@@ -174,6 +206,7 @@ unsigned Context::api_version() const {
 }
 
 Context::~Context() {
+    run_teardown_hooks(*this);
     {
         Registry& r = registry();
         std::lock_guard lock(r.mutex);

@@ -72,6 +72,15 @@ private:
 
 using ContextPtr = std::shared_ptr<Context>;
 
+/// Called by every Context's destructor before it destroys or releases its CUDA context, with
+/// the context still usable: how per-context resources kept outside the Context (the staging
+/// buffers of core/staged_copy) are freed with it. Must not throw. Never called in a child
+/// forked after cuInit (the context belongs to the parent).
+using ContextTeardownHook = void (*)(const Context& context) noexcept;
+
+/// Adds `hook` to those every later Context destruction calls (for the life of the process).
+void add_context_teardown_hook(ContextTeardownHook hook);
+
 /// Makes a context current in this thread for the scope (pushing it only when it is not
 /// already current) and restores the previous state after. Used by destructors and by calls on
 /// objects that belong to a context other than the current one.

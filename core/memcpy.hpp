@@ -5,6 +5,14 @@
 // Async copies from pageable host memory are legal: CUDA then stages them and returns only once
 // the host buffer has been read (htod) or written (dtoh), so the buffer must live until the call
 // returns; for page-locked memory it must live until the stream reaches the copy.
+//
+// memcpy_htod and memcpy_dtoh are the driver's plain calls; pycuda's synchronous copies go
+// through core/staged_copy.hpp, which calls them for small or page-locked buffers. The async
+// forms are never staged: from pageable memory the driver returns from an htod copy once it has
+// taken the data, without waiting for the stream to reach the copy, and a staging buffer of
+// ours could not be reused before the stream got there (a copy queued behind a long kernel
+// would then block the next one); a dtoh copy to pageable memory is synchronous either way.
+// Async callers who want the link's speed use page-locked memory, which is the direct path.
 #pragma once
 
 #include "core/driver_api.hpp"

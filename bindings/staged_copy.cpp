@@ -1,0 +1,42 @@
+// bindings/staged_copy.cpp: the staging of pageable copies seen from Python (its sizes, the
+// page-locked memory it holds), for tests, benchmarks and programs that want the memory back.
+// memcpy_htod/memcpy_dtoh themselves stage through it (bindings/memcpy.cpp).
+#include "core/staged_copy.hpp"
+#include "core/parallel_memcpy.hpp"
+
+#include <nanobind/nanobind.h>
+
+namespace nb = nanobind;
+
+namespace pycuda::bindings {
+
+void bind_staged_copy(nb::module_& m) {
+    m.def(
+        "_staged_copy_config",
+        []() {
+            nb::dict config;
+            config["threshold"] = k_staging_threshold;
+            config["buffer_bytes"] = k_staging_buffer_bytes;
+            config["buffers"] = k_staging_buffers;
+            config["min_chunks"] = k_staging_min_chunks;
+            config["min_chunk"] = k_staging_min_chunk;
+            config["memcpy_threads"] = parallel_memcpy_threads();
+            return config;
+        },
+        "The constants of the staged pageable copies: copies of at least `threshold` bytes go "
+        "through up to `buffers` page-locked buffers of `buffer_bytes` per context, in chunks "
+        "of _staging_chunk_bytes(n), each filled or drained by up to `memcpy_threads` threads.");
+    m.def("_staging_chunk_bytes", &staging_chunk_bytes, nb::arg("nbytes"),
+          "The chunk size of a staged copy of `nbytes` bytes.");
+    m.def("_staging_bytes_held", &staging_bytes_held,
+          "Bytes of page-locked staging memory held now, over all contexts.");
+    m.def(
+        "_free_staging_buffers",
+        []() {
+            nb::gil_scoped_release release; // may wait for another thread's copy
+            free_staging_buffers();
+        },
+        "Free the current context's staging buffers now (made again by the next staged copy).");
+}
+
+} // namespace pycuda::bindings
