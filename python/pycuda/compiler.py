@@ -36,7 +36,8 @@ newest architecture is produced and the driver JIT-compiles it. ``set_debugging(
 ``-g -G`` (``-G`` carries line info; NVRTC's ptxas warns when ``-lineinfo`` is added as well),
 keeps the files and skips the cache.
 
-Results are cached by content (see ``cache_key``): in memory, and on disk under
+A repeated call in one process is a dictionary look-up (see ``compile`` for what it does not
+check again, and ``clear_cache``). Results are cached by content (see ``cache_key``) on disk under
 ``$PYCUDA_CACHE_DIR`` or ``$XDG_CACHE_HOME/pycuda/compiler-cache-v3`` (``~/.cache/...``);
 ``$PYCUDA_DISABLE_CACHE`` turns the disk cache off. A cache directory is used only when it is
 yours and not writable by group or others (anyone who can write it could plant code that runs on
@@ -52,7 +53,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pycuda import _driver, driver
+from pycuda import _driver, _shared_modules, driver
 from pycuda._compile_args import no_nul, optional_text, source_text, string_list
 from pycuda._compile_cache import cache_key, disk_cache, resolve_cache_dir, stamps_current, store
 from pycuda._nvcc import TARGETS as _TARGETS
@@ -128,11 +129,6 @@ def _toolkit_include_dirs() -> tuple[str, ...]:
     return ()
 
 
-# In-process memo: the call's arguments -> (binary, stamps of included user headers). A hit is
-# a dict lookup (plus a stat per included user header, to see a changed header).
-_memo: dict[tuple, tuple[bytes, list[tuple[str, int, int]]]] = {}
-
-
 # ---------------------------------------------------------------------------------------------
 # Compiling
 
@@ -157,6 +153,13 @@ def _context_arch() -> str:
         major, minor = device.compute_capability()
         arch = _arch_by_device[device] = f"sm_{major}{minor}"
     return arch
+
+
+def _context_arch_or_none() -> str | None:
+    try:
+        return _context_arch()
+    except driver.Error:
+        return None
 
 
 def _why_nvcc(nvcc: str, target: str, options: Sequence[str]) -> str | None:
@@ -269,6 +272,74 @@ def _names_arch(options: Sequence[str]) -> bool:
     return any(o.partition("=")[0] in _ARCH_OPTIONS for o in options)
 
 
+# ---------------------------------------------------------------------------------------------
+# The in-process memo
+
+# What a call passed (see _memo_key) -> (binary, stamps of the user headers it includes).
+_memo: dict[tuple, tuple[bytes, tuple[tuple[str, int, int], ...]]] = {}
+
+
+def _memo_key(
+    source: Any,
+    nvcc: Any,
+    options: Any,
+    no_extern_c: Any,
+    arch: Any,
+    code: Any,
+    cache_dir: Any,
+    include_dirs: Any,
+    target: Any,
+) -> tuple | None:
+    """The memo's key for a call: the arguments as given, the default options when none are,
+    and the current device's architecture when neither arch nor code is; None when the call is
+    not memoized: in debugging mode, or for a source or list that could change or be used up
+    between calls (only str and bytes sources, lists and tuples of options and dirs are)."""
+    if driver.CUDA_DEBUGGING:
+        return None
+    if options is None:
+        options = DEFAULT_NVCC_FLAGS
+    if include_dirs is None:  # the original's default
+        include_dirs = ()
+    if (
+        type(source) not in _IMMUTABLE_SOURCES
+        or type(options) not in _SEQUENCES
+        or type(include_dirs) not in _SEQUENCES
+    ):
+        return None
+    device_arch = _context_arch_or_none() if arch is None and code is None else None
+    return (
+        source, tuple(options), nvcc, not no_extern_c, arch, code, cache_dir,
+        tuple(include_dirs), target, device_arch,
+    )  # fmt: skip
+
+
+_IMMUTABLE_SOURCES = (str, bytes)
+_SEQUENCES = (list, tuple)
+_PACKAGE_HEADER_PREFIX = _PACKAGE_HEADER_DIR + os.sep
+
+
+def clear_cache() -> None:
+    """Forget what this process remembers of compiles; the disk cache stays. The next
+    ``compile`` of each source scans its headers and looks on disk again (or compiles), finds
+    nvcc and asks its version again, and the next ``SourceModule`` loads a module of its own.
+    Call it after changing ``$PYCUDA_CACHE_DIR``, ``$PYCUDA_DISABLE_CACHE``, ``$XDG_CACHE_HOME``
+    or ``$PYCUDA_COMPILER`` in a running process, or after editing pycuda's headers or
+    installing another nvcc (see ``compile``).
+
+        pycuda.compiler.clear_cache()
+    """
+    _memo.clear()
+    disk_cache.cache_clear()
+    get_nvcc_version.cache_clear()
+    _find_nvcc.cache_clear()
+    _arch_by_device.clear()
+    _shared_modules.forget()
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiling, through the memo
+
+
 def compile(
     source: str,
     nvcc: str = "nvcc",
@@ -285,10 +356,62 @@ def compile(
 
     ``options`` are nvcc options (default ``DEFAULT_NVCC_FLAGS``); ``arch`` defaults to the
     current context's device (``sm_XY``). The source is wrapped in ``extern "C" { }`` unless
-    ``no_extern_c``. ``cache_dir=False`` bypasses the cache.
+    ``no_extern_c``. ``cache_dir=False`` bypasses the disk cache.
 
         cubin = compile("__global__ void f(float *a) { a[0] = 1; }", arch="sm_90")
+
+    A second call with the same arguments in the same process (and, when neither ``arch`` nor
+    ``code`` is given, a current device of the same architecture) is a look-up: a hash of the
+    arguments and a dict hit, with no compiler run, no header scanned and no file read. Such a
+    hit does not check again
+
+    * ``$PYCUDA_CACHE_DIR``, ``$PYCUDA_DISABLE_CACHE``, ``$XDG_CACHE_HOME`` (where the disk
+      copy goes) and ``$PYCUDA_COMPILER``, which the first call read;
+    * pycuda's own headers (``pycuda-complex.hpp``, ...), the toolkit's headers and the
+      compilers (NVRTC's file, ``nvcc --version``), taken as fixed for the life of the process.
+
+    Headers that the source ``#include``s from ``include_dirs`` or the working directory are
+    checked: such a hit also makes one ``os.stat`` per header, and a header edited since (a new
+    size or modification time) makes it a miss. ``clear_cache()`` forgets every result kept in
+    memory; ``keep=True`` and debugging mode (``set_debugging()``) never use them. A ``source``
+    other than a str or bytes (cgen's Module), and ``options`` or ``include_dirs`` other than a
+    list or tuple, are not looked up this way, since they could change between calls; they go
+    through the disk cache each time.
     """
+    key = None if keep else _memo_key(
+        source, nvcc, options, no_extern_c, arch, code, cache_dir, include_dirs, target
+    )  # fmt: skip
+    if key is not None:
+        try:
+            hit = _memo.get(key)
+        except TypeError:  # an unhashable argument: the checks below say what is wrong
+            hit = key = None
+        if hit is not None and (not hit[1] or stamps_current(hit[1])):
+            return hit[0]
+    binary, stamps = _compile_checked(
+        source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs, target
+    )
+    if key is not None:
+        # pycuda's own headers do not change under a running process (see the docstring).
+        user = tuple(s for s in stamps if not s[0].startswith(_PACKAGE_HEADER_PREFIX))
+        _memo[key] = (binary, user)
+    return binary
+
+
+def _compile_checked(
+    source: Any,
+    nvcc: Any,
+    options: Any,
+    keep: bool,
+    no_extern_c: bool,
+    arch: Any,
+    code: Any,
+    cache_dir: Any,
+    include_dirs: Any,
+    target: Any,
+) -> tuple[bytes, list[tuple[str, int, int]]]:
+    """compile() without the memo: the arguments checked, the source prepared, then the disk
+    cache or a compiler. Returns (binary, stamps of the headers the source includes)."""
     if target not in _TARGETS:
         raise ValueError(f"target must be one of {_TARGETS}, got {target!r}")
     source = source_text(source)
@@ -308,17 +431,9 @@ def compile(
         # The device's architecture is part of what is compiled, so part of every key.
         arch = _context_arch()
     cache_dir = resolve_cache_dir(cache_dir)
-    memo_key = (source, tuple(options), arch, code, tuple(include_dirs), target, nvcc, cache_dir)
-    if not keep:
-        hit = _memo.get(memo_key)
-        if hit is not None and stamps_current(hit[1]):
-            return hit[0]
-    binary, stamps = _compile_or_load(
+    return _compile_or_load(
         source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target, arch_defaulted
     )
-    if not keep:
-        _memo[memo_key] = (binary, stamps)
-    return binary
 
 
 def _compile_or_load(
@@ -465,7 +580,7 @@ class CudaModule:
 
     def _bind_module(self) -> None:
         # Direct attributes for the common look-ups; __getattr__ covers the rest.
-        for name in ("get_global", "get_texref", "get_surfref"):
+        for name in _shared_modules.LOOKUPS:
             if hasattr(self.module, name):
                 setattr(self, name, getattr(self.module, name))
 
@@ -500,6 +615,13 @@ class SourceModule(CudaModule):
 
     mod = SourceModule("__global__ void f(float *a) { a[threadIdx.x] *= 2; }")
     f = mod.get_function("f")
+
+    Each SourceModule has a module of its own, with its own ``__device__``/``__constant__``
+    variables and texture references, as in the original; except that SourceModules of one
+    binary that defines no variable at all, made in one context while an earlier one is still
+    alive, share its loaded module (``.module``), which no kernel can tell from its own. The
+    functions' attributes (``Function.set_attribute``, ``set_cache_config``) are then shared
+    too. See ``pycuda._shared_modules``.
     """
 
     def __init__(
@@ -518,8 +640,10 @@ class SourceModule(CudaModule):
         cubin = compile(
             source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs
         )
-        self.module = driver.module_from_buffer(cubin)
-        self._bind_module()
+        # Held for as long as this object lives: it keeps a shared module shareable.
+        self._loaded = loaded = _shared_modules.load_module(cubin)
+        self.module = loaded.module
+        self.__dict__.update(loaded.methods)  # what _bind_module sets, bound once
 
 
 @functools.cache

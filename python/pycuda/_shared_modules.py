@@ -1,0 +1,82 @@
+"""pycuda._shared_modules: one loaded module per (context, binary) for SourceModules that
+cannot tell it from a module of their own.
+
+    loaded = load_module(cubin)     # a LoadedModule; loaded.module is a pycuda.driver.Module
+    # keep `loaded` for as long as loaded.module is used through it
+
+Loading a binary (cuModuleLoadData) costs more than the rest of a warm SourceModule together.
+The original gives every SourceModule its own module, so two of one source have separate
+``__device__``/``__constant__`` variables and texture references; a binary that defines no
+variable at all (``_module_variables.defines_variables``) has no such state, and its module is
+shared by the SourceModules of the current context that load it while one of them still holds
+it.
+
+The table holds its entries weakly: it keeps no module, and so no context, alive (a context
+made by ``make_context`` is destroyed when the last object allocated in it goes). While a
+LoadedModule lives, its Module, and with it its context, live, so the context's handle in the
+key cannot be reused by another context. What the sharers do see in common: attributes set on
+a Function (``set_attribute``, ``set_cache_config``) belong to the driver's function, which is
+one per loaded module.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from pycuda import _driver, driver
+from pycuda._module_variables import defines_variables
+
+# Verdicts of defines_variables, by binary (bytes keep their hash, and a warm compile returns
+# the same bytes object, so a look-up is cheap). Bounded: forgotten whole when full.
+_VERDICTS_KEPT = 1024
+_defines_variables: dict[bytes, bool] = {}
+
+
+# The Module's look-up methods that a SourceModule offers as its own attributes.
+LOOKUPS = ("get_global", "get_texref", "get_surfref")
+
+
+class LoadedModule:
+    """A loaded Module, as the table's weakly held value (a Module itself cannot be weakly
+    referenced); whoever shares the module holds this. ``methods``: its LOOKUPS, bound once."""
+
+    __slots__ = ("module", "methods", "__weakref__")
+
+    def __init__(self, module: Any) -> None:
+        self.module = module
+        self.methods = {name: getattr(module, name) for name in LOOKUPS if hasattr(module, name)}
+
+
+_shared: weakref.WeakValueDictionary[tuple[int, bytes], LoadedModule] = (
+    weakref.WeakValueDictionary()
+)
+
+
+def _has_variables(binary: bytes) -> bool:
+    verdict = _defines_variables.get(binary)
+    if verdict is None:
+        if len(_defines_variables) >= _VERDICTS_KEPT:
+            _defines_variables.clear()
+        verdict = _defines_variables[binary] = defines_variables(binary)
+    return verdict
+
+
+def load_module(binary: bytes) -> LoadedModule:
+    """``binary`` loaded in the current context: the module another holder of the same binary
+    in this context already loaded when the binary defines no variables, else a new one."""
+    handle = _driver._current_context_handle()
+    key = (handle, binary)
+    loaded = _shared.get(key)
+    if loaded is not None:
+        return loaded
+    loaded = LoadedModule(driver.module_from_buffer(binary))
+    if handle and not _has_variables(binary):
+        _shared[key] = loaded
+    return loaded
+
+
+def forget() -> None:
+    """Share nothing loaded before now (holders keep their modules)."""
+    _shared.clear()
+    _defines_variables.clear()

@@ -1,0 +1,154 @@
+"""Tests of the modules SourceModules share (pycuda._shared_modules): on the CPU with a stand-in
+loader (which binaries are shared, per context, for how long), and on a GPU: variables stay
+per SourceModule, a shared module outlives the SourceModule that loaded it, contexts go."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+from pycuda import _driver, _shared_modules, driver
+from pycuda import compiler as C
+
+needs_nvrtc = pytest.mark.skipif(not _driver.nvrtc_available(), reason="NVRTC is not installed")
+
+STATELESS = "__global__ void twice(float *a) { a[threadIdx.x] *= 2; }"
+COUNTER = """
+__device__ int counter;
+__global__ void count(int *out) { out[0] = atomicAdd(&counter, 1) + 1; }
+"""
+
+
+class _Loads(list):
+    """The modules the stand-in loader made, and the stand-in current context's handle."""
+
+    context = 0x1000
+
+
+@pytest.fixture
+def loads(monkeypatch):
+    """A stand-in loader and context (no GPU): returns the modules loaded, in order."""
+    _shared_modules.forget()
+    loaded = _Loads()
+
+    class FakeModule:
+        def get_global(self, name: str) -> tuple[int, int]:
+            return (id(self), 4)
+
+    def load(binary: bytes) -> FakeModule:
+        loaded.append(FakeModule())
+        return loaded[-1]
+
+    monkeypatch.setattr(driver, "module_from_buffer", load)
+    monkeypatch.setattr(_driver, "_current_context_handle", lambda: loaded.context)
+    monkeypatch.setattr(C, "_context_arch", lambda: "sm_80")
+    yield loaded
+    _shared_modules.forget()
+
+
+def _shared_in(handle: int) -> list:
+    return [key for key in _shared_modules._shared.keys() if key[0] == handle]
+
+
+@needs_nvrtc
+def test_a_binary_without_variables_is_loaded_once_per_context(loads):
+    first = C.SourceModule(STATELESS)
+    second = C.SourceModule(STATELESS)
+    assert second.module is first.module and len(loads) == 1
+    assert second.get_global("x") == first.get_global("x")
+    loads.context = 0x2000
+    other_context = C.SourceModule(STATELESS)
+    assert other_context.module is not first.module and len(loads) == 2
+
+
+@needs_nvrtc
+def test_a_binary_with_variables_is_loaded_by_each(loads):
+    first = C.SourceModule(COUNTER)
+    second = C.SourceModule(COUNTER)
+    assert second.module is not first.module and len(loads) == 2
+    assert first.get_global("counter") != second.get_global("counter")
+
+
+@needs_nvrtc
+def test_sharing_lasts_while_a_holder_lives(loads):
+    first = C.SourceModule(STATELESS)
+    second = C.SourceModule(STATELESS)
+    del first
+    gc.collect()
+    assert C.SourceModule(STATELESS).module is second.module and len(loads) == 1
+    module = second.module
+    del second
+    gc.collect()
+    # Nothing holds a LoadedModule now: the table keeps no module (and no context) alive.
+    assert _shared_in(loads.context) == []
+    assert C.SourceModule(STATELESS).module is not module and len(loads) == 2
+
+
+@needs_nvrtc
+def test_clear_cache_shares_nothing_loaded_before(loads):
+    first = C.SourceModule(STATELESS)
+    C.clear_cache()
+    second = C.SourceModule(STATELESS)
+    assert second.module is not first.module and len(loads) == 2
+    assert C.SourceModule(STATELESS).module is second.module
+
+
+# --- on a GPU --------------------------------------------------------------------------------
+
+
+def _count(mod: C.SourceModule) -> int:
+    out = np.zeros(1, np.int32)
+    mod.get_function("count")(driver.Out(out), block=(1, 1, 1), grid=(1, 1))
+    return int(out[0])
+
+
+@pytest.mark.gpu
+def test_two_source_modules_keep_separate_variables(ctx):
+    first, second = C.SourceModule(COUNTER), C.SourceModule(COUNTER)
+    assert first.module is not second.module
+    assert first.get_global("counter")[0] != second.get_global("counter")[0]
+    assert [_count(first), _count(first), _count(second), _count(first)] == [1, 2, 1, 3]
+    driver.memcpy_htod(second.get_global("counter")[0], np.array([41], np.int32))
+    assert (_count(second), _count(first)) == (42, 4)
+
+
+@pytest.mark.gpu
+def test_a_shared_module_works_after_the_first_source_module_goes(ctx):
+    first = C.SourceModule(STATELESS)
+    second = C.SourceModule(STATELESS)
+    assert second.module is first.module
+    del first
+    gc.collect()
+    a = np.arange(32, dtype=np.float32)
+    second.get_function("twice")(driver.InOut(a), block=(32, 1, 1), grid=(1, 1))
+    np.testing.assert_array_equal(a, 2 * np.arange(32, dtype=np.float32))
+    # A Function outlives every SourceModule: it holds the module itself.
+    twice = C.SourceModule(STATELESS).get_function("twice")
+    del second
+    gc.collect()
+    twice(driver.InOut(a), block=(32, 1, 1), grid=(1, 1))
+    np.testing.assert_array_equal(a, 4 * np.arange(32, dtype=np.float32))
+
+
+@pytest.mark.gpu
+def test_modules_of_a_context_that_goes_are_not_shared_into_the_next(ctx):
+    device = ctx.get_device()
+    a = np.arange(32, dtype=np.float32)
+    for round_ in range(3):
+        own = device.make_context()
+        handle = own.handle
+        try:
+            mod = C.SourceModule(STATELESS)
+            assert C.SourceModule(STATELESS).module is mod.module
+            mod.get_function("twice")(driver.InOut(a), block=(32, 1, 1), grid=(1, 1))
+        finally:
+            driver.Context.pop()
+        del mod
+        own.detach()
+        gc.collect()
+        assert _shared_in(handle) == [], round_
+    np.testing.assert_array_equal(a, 8 * np.arange(32, dtype=np.float32))
+    shared = C.SourceModule(STATELESS)  # back in the session's context: loads afresh
+    assert C.SourceModule(STATELESS).module is shared.module
