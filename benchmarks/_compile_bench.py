@@ -1,9 +1,18 @@
-"""benchmarks/_compile_bench.py: the cost of getting a kernel binary, cold and cached.
+"""benchmarks/_compile_bench.py: the cost of getting a kernel binary (and a module), cold and warm.
 
-run() -> [(name, value, unit)]: a cold NVRTC compile (no cache), the same kernel through an
-`nvcc --cubin` process, a cache hit in this process (median of many), and a cache hit from disk
-in a fresh process (timed inside that process, around the compile() call only).
-Targets: cold compile <= 30 ms, in-process hit <= 5 us, disk hit <= 1 ms.
+run() -> [(name, value, unit)]:
+- cold: an NVRTC compile in this process (no cache), and the same kernel through an
+  `nvcc --cubin` process;
+- warm-disk: a hit in the disk cache, in this process after `compiler.clear_cache()` dropped
+  what it kept in memory, and in a fresh process (timed inside it, around compile() only);
+- warm-memory: `compiler.compile` of the same arguments again (median of many);
+- with a current context, `SourceModule` of the same source again, while an earlier one is
+  alive (its module is shared) and while none is (each loads its module), and CuPy's
+  `RawModule(code=...).get_function` and `RawKernel(...).kernel` of the same source again, where
+  CuPy is importable (CuPy keeps the loaded module per device).
+Targets (issue 2 and 13): cold <= 30 ms, disk hit <= 1 ms, warm compile and warm SourceModule
+<= 3 us. `python benchmarks/_compile_bench.py` runs the rows that need no GPU (and the others
+where a context can be made).
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 
 KERNEL = """
 __global__ void saxpy(float a, const float *x, float *y, int n)
@@ -22,6 +32,8 @@ __global__ void saxpy(float a, const float *x, float *y, int n)
     if (i < n) y[i] = a * x[i] + y[i];
 }
 """
+
+Row = tuple[str, float, str]
 
 _FRESH_PROCESS = """
 import sys, time
@@ -52,8 +64,7 @@ def _cold_nvrtc_ms(arch: str, repeats: int = 7) -> float:
 
     times = []
     for _ in range(repeats + 1):
-        compiler._memo.clear()
-        compiler.disk_cache("").clear_memory()  # the memory-only cache of cache_dir=False
+        compiler.clear_cache()  # also the memory-only cache of cache_dir=False
         t0 = time.perf_counter()
         compiler.compile(KERNEL, arch=arch, cache_dir=False)
         times.append((time.perf_counter() - t0) * 1e3)
@@ -80,16 +91,33 @@ def _nvcc_ms(arch: str, repeats: int = 3) -> float | None:
     return statistics.median(times)
 
 
-def _memory_hit_us(arch: str, cache_dir: str, repeats: int = 20000) -> float:
-    from pycuda import compiler
-
-    compiler.compile(KERNEL, arch=arch, cache_dir=cache_dir)
+def _median_us(call: Callable[[], object], repeats: int) -> float:
+    call()
     times = []
     clock = time.perf_counter_ns
     for _ in range(repeats):
         t0 = clock()
-        compiler.compile(KERNEL, arch=arch, cache_dir=cache_dir)
+        call()
         times.append(clock() - t0)
+    return statistics.median(times) / 1e3
+
+
+def _memory_hit_us(arch: str, cache_dir: str, repeats: int = 20000) -> float:
+    from pycuda import compiler
+
+    return _median_us(lambda: compiler.compile(KERNEL, arch=arch, cache_dir=cache_dir), repeats)
+
+
+def _disk_hit_in_process_us(arch: str, cache_dir: str, repeats: int = 200) -> float:
+    from pycuda import compiler
+
+    compiler.compile(KERNEL, arch=arch, cache_dir=cache_dir)  # the disk entry
+    times = []
+    for _ in range(repeats):
+        compiler.clear_cache()
+        t0 = time.perf_counter_ns()
+        compiler.compile(KERNEL, arch=arch, cache_dir=cache_dir)
+        times.append(time.perf_counter_ns() - t0)
     return statistics.median(times) / 1e3
 
 
@@ -106,7 +134,43 @@ def _disk_hit_us(arch: str, cache_dir: str, processes: int = 5) -> float:
     return statistics.median(times)
 
 
-def run() -> list[tuple[str, float, str]]:
+def _source_module_rows(cache_dir: str, repeats: int = 5000) -> list[Row]:
+    """Warm SourceModules in the current context (none without one)."""
+    import pycuda.driver as drv
+    from pycuda.compiler import SourceModule
+
+    if drv.Context.get_current() is None:
+        return []
+    earlier = SourceModule(KERNEL, cache_dir=cache_dir)
+    shared = _median_us(lambda: SourceModule(KERNEL, cache_dir=cache_dir), repeats)
+    # A __device__ variable makes each SourceModule load its own module, as with none alive.
+    own = KERNEL + "__device__ int pycuda_bench_state;\n"
+    loading = _median_us(lambda: SourceModule(own, cache_dir=cache_dir), repeats // 5)
+    del earlier
+    return [
+        ("SourceModule warm-memory, an earlier one alive (module shared)", shared, "us"),
+        ("SourceModule warm-memory, module loaded (cuModuleLoadData)", loading, "us"),
+    ]
+
+
+def _cupy_rows(repeats: int = 5000) -> list[Row]:
+    """CuPy's warm RawModule and RawKernel of the same kernel (none without CuPy or a GPU)."""
+    try:
+        import cupy
+
+        code = 'extern "C" ' + KERNEL.strip()
+        cupy.RawModule(code=code).get_function("saxpy")
+    except Exception:  # no CuPy, or no device it can use: nothing to compare with
+        return []
+    module = _median_us(lambda: cupy.RawModule(code=code).get_function("saxpy"), repeats)
+    kernel = _median_us(lambda: cupy.RawKernel(code, "saxpy").kernel, repeats)
+    return [
+        ("CuPy RawModule(code=).get_function warm", module, "us"),
+        ("CuPy RawKernel(code, name).kernel warm", kernel, "us"),
+    ]
+
+
+def run() -> list[Row]:
     """[(name, value, unit)] for the compile paths (see the module docstring)."""
     arch = _arch()
     results = [(f"compile cold, NVRTC in process ({arch})", _cold_nvrtc_ms(arch), "ms")]
@@ -114,12 +178,21 @@ def run() -> list[tuple[str, float, str]]:
     if nvcc is not None:
         results.append((f"compile cold, nvcc --cubin process ({arch})", nvcc, "ms"))
     with tempfile.TemporaryDirectory() as cache_dir:
-        results.append(("compile cache hit, in process", _memory_hit_us(arch, cache_dir), "us"))
+        disk = _disk_hit_in_process_us(arch, cache_dir)
+        results.append(("compile warm-disk, in process, memory cache dropped", disk, "us"))
         disk = _disk_hit_us(arch, cache_dir)
-        results.append(("compile cache hit, disk, fresh process", disk, "us"))
+        results.append(("compile warm-disk, fresh process", disk, "us"))
+        memory = _memory_hit_us(arch, cache_dir)
+        results.append(("compile warm-memory, compiler.compile", memory, "us"))
+        results += _source_module_rows(cache_dir)
+    results += _cupy_rows()
     return results
 
 
 if __name__ == "__main__":
+    try:
+        import pycuda.autoinit  # noqa: F401 - the SourceModule rows need a context
+    except Exception:  # no GPU here: the compile rows need none
+        pass
     for name, value, unit in run():
-        print(f"{name:50s} {value:10.2f} {unit}")
+        print(f"{name:64s} {value:10.2f} {unit}")
