@@ -28,8 +28,9 @@ from pycuda import _driver, driver
 from pycuda._module_variables import defines_variables
 
 # Verdicts of defines_variables, by binary (bytes keep their hash, and a warm compile returns
-# the same bytes object, so a look-up is cheap). Bounded: forgotten whole when full.
-_VERDICTS_KEPT = 1024
+# the same bytes object, so a look-up is cheap). Bounded, since it holds the binaries (the memo
+# holds the same objects; those of keep=True compiles only this): forgotten whole when full.
+_VERDICTS_KEPT = 256
 _defines_variables: dict[bytes, bool] = {}
 
 
@@ -65,14 +66,14 @@ def _has_variables(binary: bytes) -> bool:
 def load_module(binary: bytes) -> LoadedModule:
     """``binary`` loaded in the current context: the module another holder of the same binary
     in this context already loaded when the binary defines no variables, else a new one."""
-    handle = _driver._current_context_handle()
-    key = (handle, binary)
+    if _has_variables(binary):
+        return LoadedModule(driver.module_from_buffer(binary))
+    key = (_driver._current_context_handle(), binary)
     loaded = _shared.get(key)
-    if loaded is not None:
-        return loaded
-    loaded = LoadedModule(driver.module_from_buffer(binary))
-    if handle and not _has_variables(binary):
-        _shared[key] = loaded
+    if loaded is None:
+        loaded = LoadedModule(driver.module_from_buffer(binary))
+        if key[0]:  # 0: no context, where loading raises (unless a test stands in for it)
+            _shared[key] = loaded
     return loaded
 
 
