@@ -9,8 +9,10 @@ ctx.pop()
 
 from __future__ import annotations
 
+import atexit
 import os
 
+from pycuda import _driver
 from pycuda._arg_handlers import ArgumentHandler, In, InOut, Out  # noqa: F401
 from pycuda._device_memory import *  # noqa: F401
 from pycuda._driver import *  # noqa: F401 - the extension's names are this module's API
@@ -71,3 +73,7 @@ def set_debugging(flag: bool = True) -> None:
 
 if os.environ.get("CUDA_DEBUGGING"):
     set_debugging()
+
+# Kernel calls cache the classes of their arguments (GPUArray among them); released while the
+# interpreter still runs, those classes and what they hold are freed in order at exit.
+atexit.register(_driver._forget_argument_types)
