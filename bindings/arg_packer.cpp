@@ -164,7 +164,7 @@ void forget_argument_types() {
     std::vector<PyTypeObject*> types;
     for (const TypeEntry& e : type_cache)
         types.push_back(e.type);
-    type_cache.clear(); // (keeps its capacity: references handed out stay valid)
+    type_cache.clear();           // (keeps its capacity: references handed out stay valid)
     for (PyTypeObject* t : types) // last: releasing a class may run Python code
         Py_DECREF(reinterpret_cast<PyObject*>(t));
 }
