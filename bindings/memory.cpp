@@ -19,12 +19,19 @@
 
 namespace pycuda::bindings {
 
+CUdeviceptr PointerHolderBase::get_pointer() const {
+    PyErr_SetString(PyExc_NotImplementedError,
+                    "PointerHolderBase.get_pointer(): a subclass must override it to return "
+                    "the device address");
+    throw nb::python_error();
+}
+
 namespace {
 
 class PyPointerHolderBase : public PointerHolderBase {
 public:
     NB_TRAMPOLINE(PointerHolderBase, 1);
-    CUdeviceptr get_pointer() const override { NB_OVERRIDE_PURE(get_pointer); }
+    CUdeviceptr get_pointer() const override { NB_OVERRIDE(get_pointer); }
 };
 
 std::string what_of(const char* call, const char* problem) {
