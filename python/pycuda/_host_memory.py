@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from pycuda import _driver
+from pycuda._arg_checks import require
 
 __all__ = [
     "pagelocked_empty",
@@ -58,7 +59,8 @@ def _zeroed(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _like_order(array: np.ndarray) -> str:
+def _like_order(array: np.ndarray, what: str) -> str:
+    require(array, "shape dtype flags", what, "a NumPy array")
     return "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
 
 
@@ -76,7 +78,8 @@ def pagelocked_zeros(shape: Any, dtype: Any, order: str = "C", mem_flags: int = 
 
 def pagelocked_empty_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
     """A page-locked array with the shape, dtype and memory order of ``array``."""
-    return pagelocked_empty(array.shape, array.dtype, _like_order(array), mem_flags)
+    order = _like_order(array, "pagelocked_empty_like")
+    return pagelocked_empty(array.shape, array.dtype, order, mem_flags)
 
 
 def pagelocked_zeros_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
@@ -100,7 +103,8 @@ def aligned_zeros(shape: Any, dtype: Any, order: str = "C", alignment: int = 409
 
 def aligned_empty_like(array: np.ndarray, alignment: int = 4096) -> np.ndarray:
     """An aligned array with the shape, dtype and memory order of ``array``."""
-    return aligned_empty(array.shape, array.dtype, _like_order(array), alignment)
+    order = _like_order(array, "aligned_empty_like")
+    return aligned_empty(array.shape, array.dtype, order, alignment)
 
 
 def aligned_zeros_like(array: np.ndarray, alignment: int = 4096) -> np.ndarray:
@@ -124,7 +128,8 @@ def managed_zeros(shape: Any, dtype: Any, order: str = "C", mem_flags: int = 0) 
 
 def managed_empty_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
     """A managed array with the shape, dtype and memory order of ``array``."""
-    return managed_empty(array.shape, array.dtype, _like_order(array), mem_flags)
+    order = _like_order(array, "managed_empty_like")
+    return managed_empty(array.shape, array.dtype, order, mem_flags)
 
 
 def managed_zeros_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
@@ -142,4 +147,4 @@ def register_host_memory(ary: np.ndarray, flags: int = 0) -> np.ndarray:
     if not (ary.flags.c_contiguous or ary.flags.f_contiguous):
         raise ValueError("register_host_memory needs a C- or F-contiguous array")
     registered = _driver._register_host_memory(ary, flags)
-    return _array_on(registered, ary.shape, ary.dtype, _like_order(ary))
+    return _array_on(registered, ary.shape, ary.dtype, _like_order(ary, "register_host_memory"))

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 import pycuda.driver as drv
+from pycuda._arg_checks import require as _require
 from pycuda.tools import context_dependent_memoize
 
 # ---------------------------------------------------------------------------------------------
@@ -56,6 +57,8 @@ def philox4x32_10(counters: Any, key: tuple[int, int]) -> np.ndarray:
         philox4x32_10(np.zeros((1, 4), np.uint32), (0, 0))  # [[0x6627e8d5, ...]]
     """
     c = np.asarray(counters, dtype=np.uint32).reshape(-1, 4).astype(np.uint64)
+    if not isinstance(key, (tuple, list, np.ndarray)) or len(key) != 2:
+        raise TypeError(f"key must be a pair of ints (key0, key1), got {key!r}")
     c0, c1, c2, c3 = (c[:, i].copy() for i in range(4))
     k0, k1 = np.uint64(int(key[0]) & 0xFFFFFFFF), np.uint64(int(key[1]) & 0xFFFFFFFF)
     m0, m1 = np.uint64(_PHILOX_M[0]), np.uint64(_PHILOX_M[1])
@@ -258,8 +261,11 @@ def get_curand_version() -> tuple[int, int, int] | None:
 
 def _cycled(table: np.ndarray, count: int) -> np.ndarray:
     """``count`` rows of ``table``, from its start again past its end (as the original)."""
-    reps = -(-count // table.shape[0]) if count else 0
-    return np.concatenate([table] * max(reps, 1))[:count]
+    if count < 0:
+        raise ValueError(f"count must not be negative, got {count}")
+    reps = -(-count // table.shape[0])
+    # (np.tile: a count past memory is NumPy's MemoryError saying how much, not a list's.)
+    return np.tile(table, (max(reps, 1),) + (1,) * (table.ndim - 1))[:count]
 
 
 def _direction_table(direction: direction_vector_set) -> np.ndarray:
@@ -521,6 +527,7 @@ def _gen_sources(spec: GeneratorSpec) -> list[str]:
 
 def generator_source(spec: GeneratorSpec) -> str:
     """The CUDA source of all the kernels of a generator class (compile with no_extern_c)."""
+    _check_spec(spec, "generator_source")
     parts = [
         "#include <curand_kernel.h>\n",
         f"typedef {spec.state} State;\n",
@@ -536,6 +543,7 @@ def generator_source(spec: GeneratorSpec) -> str:
 
 def kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
     """The ``prepare`` format of each kernel in ``generator_source(spec)``, by name."""
+    _check_spec(spec, "kernel_formats")
     formats = {"prepare": "PiPPQ" if spec.scrambled else "PiPQ"}
     skip_char = "I" if spec.skip_type == "unsigned int" else "Q"
     for kind in ("", *spec.sequence_skips):
@@ -562,7 +570,13 @@ def kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
 # Generator classes
 
 
+def _check_spec(spec: Any, what: str) -> None:
+    if not isinstance(spec, GeneratorSpec):
+        raise TypeError(f"{what} takes a GeneratorSpec, got {type(spec).__name__}")
+
+
 def _element_count(data: Any, what: str) -> int:
+    _require(data, "flags size dtype gpudata", what, "a GPUArray")
     flags = data.flags
     if not (flags.c_contiguous or getattr(flags, "f_contiguous", False)):
         raise ValueError(f"{what} needs a contiguous GPUArray")

@@ -461,7 +461,8 @@ class ElementwiseKernel:
         orders: set[str] = set()
         for arg, decl in zip(args, self.arguments, strict=True):
             if isinstance(decl, VectorArg):
-                if len(arg.shape) <= 1 and getattr(arg, "_c", None) is True:
+                shape = getattr(arg, "shape", None)
+                if shape is not None and len(shape) <= 1 and getattr(arg, "_c", None) is True:
                     # A GPUArray known to be contiguous, 0-d or 1-d: C and F order at once.
                     if size is None:
                         size = arg.size

@@ -122,7 +122,14 @@ def _parse_arguments(arguments: str | Sequence[Argument] | None) -> list[Argumen
         raise TypeError("ReductionKernel needs arguments, e.g. arguments='const float *in'")
     if isinstance(arguments, str):
         return [parse_c_arg(a) for a in arguments.split(",") if a.strip()]
-    return list(arguments)
+    args = list(arguments)
+    for a in args:
+        if not hasattr(a, "declarator"):
+            raise TypeError(
+                "ReductionKernel arguments are a str of C declarations or VectorArg/ScalarArg "
+                f"objects, got {type(a).__name__}"
+            )
+    return args
 
 
 def _vector_map(

@@ -385,6 +385,8 @@ class _ScanKernel:
         from pycuda.compiler import SourceModule
 
         self.dtype = np.dtype(dtype)
+        if self.dtype.itemsize == 0:
+            raise TypeError(f"cannot scan elements of {self.dtype!r}: they have no size")
         if self.exclusive and neutral is None:
             raise ValueError("ExclusiveScanKernel needs a neutral element (neutral='0' for sums)")
         self.scan_expr = scan_expr

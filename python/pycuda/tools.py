@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import pycuda.driver as cuda
+from pycuda._arg_checks import require as _require
 
 # The pools live in the extension; the original documents them here.
 from pycuda._driver import (  # noqa: E402, F401
@@ -55,6 +56,8 @@ class DebugMemoryPool:
     def __init__(self, interactive: bool = True, logfile: Any = None) -> None:
         from pycuda import _driver
 
+        if logfile is not None:
+            _require(logfile, "write", "DebugMemoryPool: logfile", "a file (with .write)")
         self._pool = _driver.DeviceMemoryPool()
         self.interactive = interactive
         self.logfile = logfile
@@ -176,6 +179,8 @@ class DeviceData:
     def __init__(self, dev: cuda.Device | None = None) -> None:
         if dev is None:
             dev = cuda.Context.get_device()
+        if not isinstance(dev, cuda.Device):
+            raise TypeError(f"DeviceData takes a pycuda.driver.Device, got {type(dev).__name__}")
         attr = cuda.device_attribute
         self.max_threads = dev.get_attribute(attr.MAX_THREADS_PER_BLOCK)
         self.warp_size = dev.get_attribute(attr.WARP_SIZE)
@@ -239,6 +244,7 @@ class OccupancyRecord:
     def __init__(
         self, devdata: DeviceData, threads: int, shared_mem: int = 0, registers: int = 0
     ) -> None:
+        _require(devdata, "max_threads warp_size", "OccupancyRecord", "a DeviceData")
         if threads > devdata.max_threads:
             raise ValueError(f"too many threads: {threads} > {devdata.max_threads} per block")
         warps = _ceil_to(threads / devdata.warp_size)
@@ -366,7 +372,9 @@ def memoize_method(method: Callable[..., Any]) -> Callable[..., Any]:
     """Cache ``method``'s result per instance and arguments: ``pytools.memoize_method``, which
     the original's ``pycuda.elementwise`` imports (and so offers). ``method.clear_cache(obj)``
     forgets ``obj``'s results."""
-    attr = f"_memoize_dic_{method.__name__}"
+    if not callable(method):
+        raise TypeError(f"memoize_method decorates a method, got {type(method).__name__}")
+    attr = f"_memoize_dic_{getattr(method, '__name__', type(method).__name__)}"
 
     @functools.wraps(method)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
