@@ -144,10 +144,12 @@ ALLOWED_NAMES = (
     "pycuda.compiler.NvccOnly",  # documented by translate_options
 )
 
-# Messages that are Python's own, from deep inside: the caller learns nothing from them.
+# Messages that are Python's own, from deep inside: the caller learns nothing from them. (Not
+# "'x' object cannot be interpreted as an integer (expected integers for reshape dimensions)":
+# NumPy's own words, with what was expected.)
 UNCLEAR = re.compile(
     r"object is not (iterable|subscriptable|callable)|has no attribute|unsupported operand"
-    r"|not supported between instances|can't multiply sequence|object cannot be interpreted"
+    r"|not supported between instances|can't multiply sequence"
     r"|argument after \*|got multiple values|unhashable type|object of type '.*' has no len"
     r"|incompatible function arguments|must be real number, not|takes \d+ positional"
     r"|missing \d+ required|unexpected keyword"

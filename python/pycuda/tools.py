@@ -353,11 +353,17 @@ def context_dependent_memoize(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        key = (current_handle(), args, frozenset(kwargs.items()) if kwargs else None)
         try:
+            key = (current_handle(), args, frozenset(kwargs.items()) if kwargs else None)
             return cache[key][0]
         except KeyError:
             pass
+        except TypeError:  # (only hashing raises it here)
+            given = ", ".join(type(a).__name__ for a in (*args, *kwargs.values()))
+            raise TypeError(
+                f"{func.__name__}() takes hashable arguments (dtypes, numbers, strings, "
+                f"tuples), got ({given})"
+            ) from None
         context = cuda.Context.get_current() if key[0] else None
         result = func(*args, **kwargs)
         cache[key] = (result, context)

@@ -84,6 +84,14 @@ static int mem_alloc(dptr* p, size_t n) {
     device_bytes += rounded;
     return 0;
 }
+/* Managed memory is host memory the host touches directly: it must be real. */
+static int mem_alloc_managed(dptr* p, size_t n, unsigned flags) { return mem_alloc(p, n); }
+static int mem_alloc_pitch(dptr* p, size_t* pitch, size_t width, size_t height, unsigned elem) {
+    if (width == 0 || height == 0 || width > ((size_t)1 << 30)) return 1;
+    *pitch = (width + 511) / 512 * 512;
+    if (height > (((size_t)1 << 30) / *pitch)) return 2;
+    return mem_alloc(p, *pitch * height);
+}
 static int mem_free(dptr p) {
     for (size_t i = 0; i < span_count; ++i)
         if (spans[i].start == p) device_bytes -= spans[i].size;
@@ -247,6 +255,7 @@ struct { const char* name; void* fn; } table[] = {
     {"cuCtxGetDevice", ctx_dev}, {"cuCtxGetApiVersion", ctx_api}, {"cuDevicePrimaryCtxRetain", prim_retain},
     {"cuDevicePrimaryCtxGetState", prim_state}, {"cuCtxSynchronize", need_ctx},
     {"cuMemAlloc", mem_alloc}, {"cuMemFree", mem_free}, {"cuMemGetInfo", mem_info},
+    {"cuMemAllocManaged", mem_alloc_managed}, {"cuMemAllocPitch", mem_alloc_pitch},
     {"cuMemHostAlloc", host_alloc}, {"cuMemFreeHost", host_free},
     {"cuMemcpyHtoD", htod}, {"cuMemcpyDtoH", dtoh}, {"cuMemcpyDtoD", dtod},
     {"cuMemcpyHtoDAsync", htod_a}, {"cuMemcpyDtoHAsync", dtoh_a}, {"cuMemcpyDtoDAsync", dtod_a},

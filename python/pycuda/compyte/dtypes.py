@@ -66,6 +66,8 @@ class DTypeRegistry:
 
     def get_or_register_dtype(self, c_names: str | Sequence[str], dtype: Any = None) -> np.dtype:
         """The dtype for a C name; with ``dtype`` given, register it first if needed."""
+        if not isinstance(c_names, (str, list, tuple)):
+            raise TypeError(f"C type names: a str or a list of str, got {type(c_names).__name__}")
         names = [c_names] if isinstance(c_names, str) else list(c_names)
         if dtype is None:
             for name in names:
