@@ -81,7 +81,11 @@ def run_fuzz(
     out, log = tmp_path / "report.json", tmp_path / "calls.log"
     package_root = str(Path(pycuda.__file__).resolve().parent.parent)
     path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
-    env = dict(env, PYTHONPATH=path, PYCUDA_CACHE_DIR=str(tmp_path / "cache"))
+    # (TMPDIR: what SourceModule(keep=True) keeps stays in the test's directory.)
+    (tmp_path / "tmp").mkdir()
+    env = dict(
+        env, PYTHONPATH=path, PYCUDA_CACHE_DIR=str(tmp_path / "cache"), TMPDIR=str(tmp_path / "tmp")
+    )
     cmd = [sys.executable, str(HERE / "fuzz_calls.py"), "--state", state]
     cmd += ["--examples", str(examples), "--out", str(out), "--log", str(log)]
     cmd += ["--budget", str(budget), "--timeout", "60"]

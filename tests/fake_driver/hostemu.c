@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 typedef uintptr_t dptr;
-static __thread void* stack[64];
+#define STACK_MAX 4096 /* contexts pushed at once; beyond: CUDA_ERROR_INVALID_VALUE */
+static __thread void* stack[STACK_MAX];
 static __thread int depth = 0;
 static char primary_ctx_storage[16];
 static int ok(void) { return 0; }
@@ -31,14 +32,19 @@ static int dev_attr(int* v, int a, int d) {
     return 0;
 }
 static int dev_mem(size_t* b, int d) { *b = (size_t)1 << 30; return 0; }
-static int ctx_create(void** c, unsigned f, int d) { *c = malloc(16); stack[depth++] = *c; return 0; }
+static int ctx_create(void** c, unsigned f, int d) {
+    if (depth == STACK_MAX) return 1;
+    *c = malloc(16);
+    stack[depth++] = *c;
+    return 0;
+}
 static int ctx_destroy(void* c) {
     for (int i = 0; i < depth; ++i)
         if (stack[i] == c) { memmove(stack + i, stack + i + 1, (depth - i - 1) * sizeof(void*)); --depth; break; }
     if (c != primary_ctx_storage) free(c);
     return 0;
 }
-static int ctx_push(void* c) { stack[depth++] = c; return 0; }
+static int ctx_push(void* c) { if (depth == STACK_MAX) return 1; stack[depth++] = c; return 0; }
 static int ctx_pop(void** c) { if (!depth) return 201; void* t = stack[--depth]; if (c) *c = t; return 0; }
 static int ctx_get(void** c) { *c = depth ? stack[depth - 1] : NULL; return 0; }
 static int ctx_set(void* c) { if (depth) stack[depth - 1] = c; else if (c) stack[depth++] = c; return 0; }
