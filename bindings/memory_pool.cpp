@@ -79,6 +79,9 @@ nb::object pooled_array(HostPoolRef& r, nb::handle shape, nb::handle dtype, nb::
         throw nb::value_error("PageLockedMemoryPool.allocate: order must be 'C' or 'F'");
     nb::module_ np = nb::module_::import_("numpy");
     nb::object dt = np.attr("dtype")(dtype);
+    if (nb::cast<bool>(dt.attr("hasobject"))) // raw memory: NumPy would read it as pointers
+        throw nb::type_error("PageLockedMemoryPool.allocate: host memory cannot hold Python "
+                             "objects (an object dtype)");
     nb::tuple dims = PyIndex_Check(shape.ptr()) ? nb::make_tuple(shape) : nb::tuple(shape);
     size_t bytes = nb::cast<size_t>(dt.attr("itemsize"));
     for (nb::handle d : dims) {

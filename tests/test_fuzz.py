@@ -97,6 +97,8 @@ def run_fuzz(
             + "\n  ".join(last)
             + f"\nstderr:\n{proc.stderr[-3000:]}"
         )
+    # Nothing the calls made outlives the process (nanobind reports what does at exit).
+    assert "nanobind: leaked" not in proc.stderr, proc.stderr[-3000:]
     report = json.loads(out.read_text())
     _record(f"{state} (every entry point)", report["calls"])
     print(
@@ -195,6 +197,12 @@ def _findings():
          TypeError, "no size"),
         ("ReductionKernel arguments", lambda: ReductionKernel(np.float32, "0", "a+b",
          arguments=[1]), (), TypeError, "VectorArg/ScalarArg"),
+        ("aligned_zeros_like(object array)", drv.aligned_zeros_like,
+         (np.array([object(), 1], dtype=object),), TypeError, "cannot hold Python objects"),
+        ("aligned_empty(object)", drv.aligned_empty, (3, object), TypeError,
+         "cannot hold Python objects"),
+        ("pagelocked_empty(object)", drv.pagelocked_empty, (3, object), TypeError,
+         "cannot hold Python objects"),
         ("ElementwiseKernel arguments", ElementwiseKernel, (5, "x[i] = 1"), TypeError,
          "C declaration string"),
         ("memoized with a list", tools.context_dependent_memoize(_identity), ([1],), TypeError,
@@ -232,6 +240,8 @@ def test_page_locked_pool_shapes_must_be_ints():
         pool.allocate("ab", np.float32)
     with pytest.raises(MemoryError):
         pool.allocate((2**40, 2**40), np.float32)
+    with pytest.raises(TypeError, match="cannot hold Python objects"):
+        pool.allocate((3,), object)
 
 
 # }}}

@@ -36,6 +36,9 @@ def _layout(shape: Any, dtype: Any, order: str) -> tuple[tuple[int, ...], np.dty
     if order not in ("C", "F"):
         raise ValueError(f"order must be 'C' or 'F', not {order!r}")
     dtype = np.dtype(dtype)
+    if dtype.hasobject:
+        # (The memory is raw: NumPy would take its bytes for object pointers, and crash.)
+        raise TypeError(f"host memory cannot hold Python objects (dtype {dtype})")
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     shape = tuple(int(n) for n in shape)
