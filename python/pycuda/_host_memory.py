@@ -149,5 +149,7 @@ def register_host_memory(ary: np.ndarray, flags: int = 0) -> np.ndarray:
         raise TypeError(f"register_host_memory needs a numpy array, not {type(ary).__name__}")
     if not (ary.flags.c_contiguous or ary.flags.f_contiguous):
         raise ValueError("register_host_memory needs a C- or F-contiguous array")
+    if ary.dtype.hasobject:
+        raise TypeError("register_host_memory: the array holds Python objects (object dtype)")
     registered = _driver._register_host_memory(ary, flags)
     return _array_on(registered, ary.shape, ary.dtype, _like_order(ary, "register_host_memory"))
