@@ -6,9 +6,12 @@ file; EXCLUDED lists what is left out, each with its reason. Arguments are drawn
 from a pool of wrong types, sizes and values: None, negative and huge numbers, NaN, strings with
 NUL bytes, empty and non-contiguous arrays, object and string dtypes, freed allocations,
 objects of another (detached) context, and real objects of every kind (so that calls also get
-past their first check). Each call must return or raise an exception of ALLOWED with a message;
-anything else is a failure. Messages that read as Python's internals (``'NoneType' object is
-not iterable``) are listed as unclear.
+past their first check); each hypothesis example is followed by a burst of calls with values
+from a generator it seeds (drawing each value through hypothesis costs ten times a call). Each
+call must return or raise an exception of ALLOWED_NAMES with a message; anything else is a
+failure, unless KNOWN_FAILURES/KNOWN_SITES list it (found, and reported to whoever owns that
+code). Messages that read as Python's internals (``'NoneType' object is not iterable``) are
+listed as unclear.
 
 Run as a script in a subprocess (tests/test_fuzz.py), so that a crash or a hang is a failed
 test with its reproducer, not a dead test session:
@@ -245,8 +248,11 @@ def _nb_arity(func: Any) -> tuple[int, int, list[str]]:
     text = signatures[0][0]
     inside = text[text.find("(") + 1 : text.rfind(")")]
     params, depth, current = [], 0, ""
-    for ch in inside:
-        depth += ch in "([{" and 1 or (ch in ")]}" and -1 or 0)
+    for ch in inside:  # split at the commas outside brackets
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
         if ch == "," and depth == 0:
             params.append(current.strip())
             current = ""
@@ -381,8 +387,7 @@ class Samples:
             kept.append(value)
 
     def instances_of(self, cls: type) -> list[Any]:
-        found = [v for v in self.values() if isinstance(v, cls)]
-        return found
+        return [v for v in self.values() if isinstance(v, cls)]
 
 
 def _has_curand() -> bool:
