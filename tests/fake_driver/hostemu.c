@@ -154,8 +154,11 @@ static int ptr_attr(void* data, int attr, dptr p) {
 struct global { char name[128]; dptr ptr; size_t size; struct global* next; };
 struct module { unsigned char* image; size_t size; struct global* globals; };
 static size_t elf_size(const unsigned char* img) {
+    /* Byte by byte: an image that is not ELF may be a short NUL-terminated PTX text, and the
+       comparison must stop at its first differing byte, before its end. */
+    if (img[0] != ELFMAG0 || img[1] != ELFMAG1 || img[2] != ELFMAG2 || img[3] != ELFMAG3) return 0;
     const Elf64_Ehdr* eh = (const Elf64_Ehdr*)img;
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64) return 0;
+    if (eh->e_ident[EI_CLASS] != ELFCLASS64) return 0;
     size_t end = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
     const Elf64_Shdr* sh = (const Elf64_Shdr*)(img + eh->e_shoff);
     for (int i = 0; i < eh->e_shnum; ++i)
