@@ -235,6 +235,9 @@ def test_elementwise_kernel_takes_raw_pointers_for_vector_arguments():
     kernel = ElementwiseKernel("float *x, float a", "x[i] = a", "fill")
     values, size = kernel._invocation_args((0x7000, np.float32(1)))
     assert values[0] == 0x7000 and size is None
+    # range= and slice= take slices (an int raised AttributeError: .start).
+    with pytest.raises(TypeError, match="range= takes a slice"):
+        kernel(0x7000, np.float32(1), range=3)
 
 
 def test_page_locked_pool_shapes_must_be_ints():

@@ -502,6 +502,9 @@ class ElementwiseKernel:
         values, size = self._invocation_args(args)
         if range is not None and slice is not None:
             raise TypeError("may not specify both range and slice keyword arguments")
+        for name, value in (("range", range), ("slice", slice)):
+            if value is not None and not isinstance(value, builtins.slice):
+                raise TypeError(f"{name}= takes a slice(start, stop, step), got {value!r}")
         if slice is not None:
             if size is None:
                 raise ValueError("slice= needs an array argument to take its size from")
