@@ -152,6 +152,13 @@ def _identity(x):
     return x
 
 
+class _NoWarps:
+    """Has get_attribute, as a Function does, and answers 0 to everything."""
+
+    def get_attribute(self, attr):
+        return 0
+
+
 def _findings():
     from pycuda import _texref, curandom, tools
     from pycuda.elementwise import ElementwiseKernel
@@ -172,6 +179,7 @@ def _findings():
         ("kernel_formats", curandom.kernel_formats, ("x",), TypeError, "GeneratorSpec"),
         ("_cycled negative", curandom._cycled, (np.arange(3), -2), ValueError, "negative"),
         ("DeviceData", tools.DeviceData, (5,), TypeError, "Device"),
+        ("DeviceData of a Function", tools.DeviceData, (_NoWarps(),), ValueError, "warp size"),
         ("OccupancyRecord", tools.OccupancyRecord, ((1,), 32), TypeError, "DeviceData"),
         ("memoize_method", tools.memoize_method, (5,), TypeError, "decorates a method"),
         ("register_dtype", tools.register_dtype, (np.float32, [5]), TypeError, "must be str"),

@@ -179,11 +179,13 @@ class DeviceData:
     def __init__(self, dev: cuda.Device | None = None) -> None:
         if dev is None:
             dev = cuda.Context.get_device()
-        if not isinstance(dev, cuda.Device):
-            raise TypeError(f"DeviceData takes a pycuda.driver.Device, got {type(dev).__name__}")
+        # (Duck-typed, as the original: anything with get_attribute, e.g. a test's stand-in.)
+        _require(dev, "get_attribute", "DeviceData", "a pycuda.driver.Device")
         attr = cuda.device_attribute
         self.max_threads = dev.get_attribute(attr.MAX_THREADS_PER_BLOCK)
         self.warp_size = dev.get_attribute(attr.WARP_SIZE)
+        if not self.warp_size:
+            raise ValueError(f"DeviceData: {dev!r} reports a warp size of {self.warp_size!r}")
         self.warps_per_mp = dev.get_attribute(attr.MAX_THREADS_PER_MULTIPROCESSOR) // self.warp_size
         self.thread_blocks_per_mp = dev.get_attribute(attr.MAX_BLOCKS_PER_MULTIPROCESSOR)
         self.registers = dev.get_attribute(attr.MAX_REGISTERS_PER_MULTIPROCESSOR)
