@@ -64,8 +64,11 @@ def get_curand_version() -> tuple[int, int, int] | None:
 
 def cycled(table: np.ndarray, count: int) -> np.ndarray:
     """``count`` rows of ``table``, from its start again past its end (as the original)."""
-    reps = -(-count // table.shape[0]) if count else 0
-    return np.concatenate([table] * max(reps, 1))[:count]
+    if count < 0:
+        raise ValueError(f"count must not be negative, got {count}")
+    reps = -(-count // table.shape[0])
+    # (np.tile: a count past memory is NumPy's MemoryError saying how much, not a list's.)
+    return np.tile(table, (max(reps, 1),) + (1,) * (table.ndim - 1))[:count]
 
 
 def direction_table(direction: direction_vector_set) -> np.ndarray:

@@ -30,6 +30,7 @@ from collections import Counter
 from typing import Any
 
 import pycuda.driver as cuda
+from pycuda._arg_checks import require
 from pycuda._driver import DeviceMemoryPool
 
 
@@ -79,6 +80,8 @@ class DebugMemoryPool(DeviceMemoryPool):
     """
 
     def __init__(self, interactive: bool = True, logfile: Any = None) -> None:
+        if logfile is not None:
+            require(logfile, "write", "DebugMemoryPool: logfile", "a file (with .write)")
         super().__init__()
         self.last_free, _ = cuda.mem_get_info()
         self.interactive = interactive

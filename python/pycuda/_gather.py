@@ -14,6 +14,7 @@ import numpy as np
 
 from pycuda import _array_core as core
 from pycuda import _reduce_ops as reduce_ops
+from pycuda._arg_checks import require
 from pycuda._c_types import dtype_to_ctype
 from pycuda.elementwise import ElementwiseKernel
 
@@ -44,6 +45,7 @@ def _check_indices(indices: Any, size: int, what: str) -> None:
 
 
 def _flat(a: Any, what: str) -> None:
+    require(a, "flags dtype size", what, "a GPUArray")
     if not a.flags.c_contiguous:
         raise ValueError(f"{what}: arrays must be contiguous (take indexes their flat data)")
 
@@ -93,6 +95,8 @@ def multi_take_put(
     src_offsets: Sequence[int] | None = None,
 ) -> list[Any]:
     """``out[k].flat[dest_indices[i]] = arrays[k].flat[src_indices[i] + src_offsets[k]]``."""
+    require(dest_indices, "size dtype", "multi_take_put: dest_indices", "a GPUArray")
+    require(src_indices, "size dtype", "multi_take_put: src_indices", "a GPUArray")
     if dest_indices.size != src_indices.size:
         raise ValueError("multi_take_put: dest_indices and src_indices differ in size")
     offsets = list(src_offsets) if src_offsets is not None else [0] * len(arrays)
@@ -154,8 +158,12 @@ def multi_put(
 def _outputs(
     arrays: Sequence[Any], dest_shape: Any, out: Sequence[Any] | None, what: str
 ) -> list[Any]:
+    for a in arrays:
+        require(a, "dtype size allocator", what, "GPUArrays")
     if out is not None:
         outs = list(out)
+        for o in outs:
+            require(o, "dtype size", what, "GPUArrays")
         if len(outs) != len(arrays):
             raise ValueError(f"{what}: out must have one array per input array")
         for a, o in zip(arrays, outs, strict=True):
@@ -172,6 +180,8 @@ def concatenate(arrays: Sequence[Any], axis: int = 0, allocator: Any = None) -> 
     arrays = list(arrays)
     if not arrays:
         raise ValueError("need at least one array to concatenate")
+    for a in arrays:
+        require(a, "ndim shape dtype allocator", "concatenate", "GPUArrays")
     ndim = arrays[0].ndim
     if ndim == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
@@ -210,6 +220,8 @@ def stack(arrays: Sequence[Any], axis: int = 0, allocator: Any = None) -> Any:
     arrays = list(arrays)
     if not arrays:
         raise ValueError("need at least one array to stack")
+    for a in arrays:
+        require(a, "ndim shape dtype allocator", "stack", "GPUArrays")
     shape = arrays[0].shape
     if any(a.shape != shape for a in arrays):
         raise ValueError("all input arrays must have the same shape")

@@ -34,6 +34,11 @@ def split_arguments(arguments: str) -> list[str]:
 def parse_arguments(arguments: str | Sequence[Argument]) -> list[Argument]:
     if isinstance(arguments, str):
         return [parse_c_arg(arg) for arg in split_arguments(arguments)]
+    if not isinstance(arguments, (list, tuple)):
+        raise TypeError(
+            "arguments must be a C declaration string or a list of VectorArg/ScalarArg, got "
+            f"{type(arguments).__name__}"
+        )
     result = list(arguments)
     for arg in result:
         if not isinstance(arg, Argument):

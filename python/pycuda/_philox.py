@@ -39,6 +39,8 @@ def philox4x32_10(counters: Any, key: tuple[int, int]) -> np.ndarray:
         philox4x32_10(np.zeros((1, 4), np.uint32), (0, 0))  # [[0x6627e8d5, ...]]
     """
     c = np.asarray(counters, dtype=np.uint32).reshape(-1, 4).astype(np.uint64)
+    if not isinstance(key, (tuple, list, np.ndarray)) or len(key) != 2:
+        raise TypeError(f"key must be a pair of ints (key0, key1), got {key!r}")
     c0, c1, c2, c3 = (c[:, i].copy() for i in range(4))
     k0, k1 = np.uint64(int(key[0]) & 0xFFFFFFFF), np.uint64(int(key[1]) & 0xFFFFFFFF)
     m0, m1 = np.uint64(_PHILOX_M[0]), np.uint64(_PHILOX_M[1])

@@ -392,6 +392,8 @@ class _ScanKernel:
         devices: Any = None,  # accepted for compatibility; kernels load into the current context
     ) -> None:
         self.dtype = np.dtype(dtype)
+        if self.dtype.itemsize == 0:
+            raise TypeError(f"cannot scan elements of {self.dtype!r}: they have no size")
         if self.exclusive and neutral is None:
             raise ValueError("ExclusiveScanKernel needs a neutral element (neutral='0' for sums)")
         self.scan_expr = scan_expr
