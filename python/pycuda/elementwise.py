@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import _driver, _elementwise_factories
+from pycuda import _driver, _dtypes, _elementwise_factories
 from pycuda import driver as drv
 from pycuda._elementwise_factories import *  # noqa: F403 - the original's get_*_kernel
 from pycuda._elementwise_plans import _get_real_dtype  # noqa: F401 - the original's helper
@@ -162,8 +162,10 @@ def _parse_arguments(arguments: str | Sequence[Argument]) -> list[Argument]:
 
 
 def _header(arguments: Sequence[Argument], preamble: str) -> str:
-    fp16 = any(a.dtype == np.float16 for a in arguments) or "__half" in preamble
-    return "#include <pycuda-complex.hpp>\n" + ("#include <cuda_fp16.h>\n" if fp16 else "")
+    """The includes of a kernel: the dtype table's headers of the arguments' dtypes and of the
+    types the preamble names."""
+    dtypes = (a.dtype for a in arguments)
+    return _dtypes.includes(dtypes, preamble, first=("pycuda-complex.hpp",))
 
 
 # Trips of this many elements per thread (element i, i + blockDim, ...) in the plain kernel,

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import _dtypes
 from pycuda.tools import (
     Argument,
     ScalarArg,
@@ -105,16 +106,6 @@ __device__ __forceinline__ pycuda_arg_pair<T> pycuda_arg_ext(const pycuda_arg_pa
 }
 #endif
 """
-
-
-def _includes(text: str) -> str:
-    lines = []
-    if "__half" in text or "half" in text:
-        lines.append("#include <cuda_fp16.h>")
-    if "bfloat16" in text:
-        lines.append("#include <cuda_bf16.h>")
-    lines.append("#include <pycuda-complex.hpp>")
-    return "\n".join(lines) + "\n"
 
 
 def _parse_arguments(arguments: str | Sequence[Argument] | None) -> list[Argument]:
@@ -314,6 +305,7 @@ class _Plan:
         out_itemsize: int,
         final: tuple[str, str] | None = None,
         block: int = BLOCK_SIZE,
+        includes: str = "",
     ) -> None:
         self.name = name
         self.block = block
@@ -330,7 +322,7 @@ class _Plan:
         params = ", ".join(["out_type *pr_out"] + [a.declarator() for a in args])
         final_ctype, final_expr = final if final else ("out_type", "a")
         head = (
-            _includes(out_ctype + preamble + " ".join(a.declarator() for a in args) + final_ctype)
+            includes
             + _HELPERS
             + preamble
             + f"""
@@ -381,9 +373,11 @@ def _make_plan(
     name: str,
     preamble: str,
     out_ctype: str | None = None,
-    final: tuple[str, str] | None = None,
+    final: tuple[Any, str, str] | None = None,
     shuffle: bool | None = None,
 ) -> _Plan:
+    """``final``: (result dtype, its C type, expression in ``a``) when the result is not
+    ``dtype_out``."""
     dtype_out = np.dtype(dtype_out)
     args = _parse_arguments(arguments)
     if map_expr is None:
@@ -391,13 +385,15 @@ def _make_plan(
     if out_ctype is None:
         out_ctype = dtype_to_ctype(dtype_out)
     if shuffle is None:
-        shuffle = dtype_out.kind in "biufc"
+        shuffle = _dtypes.kind_of(dtype_out) in "biufc"
     block = BLOCK_SIZE
     while block > 32 and block * dtype_out.itemsize > 32768:
         block //= 2
+    dtypes = [dtype_out, *(a.dtype for a in args), *([final[0]] if final else [])]
+    headers = _dtypes.includes(dtypes, f"{out_ctype} {preamble}", first=("pycuda-complex.hpp",))
     return _Plan(
         out_ctype, str(neutral), reduce_expr, map_expr, args, name, preamble, shuffle,
-        dtype_out.itemsize, final, block,
+        dtype_out.itemsize, (final[1], final[2]) if final else None, block, headers,
     )  # fmt: skip
 
 
@@ -489,10 +485,9 @@ class ReductionKernel:
         self.arguments = _parse_arguments(arguments)
         # _final: (result dtype, its C type, expression in `a`) when the result is not out_type.
         self.result_dtype = np.dtype(_final[0]) if _final else self.dtype_out
-        final = (_final[1], _final[2]) if _final else None
         plan = _make_plan(
             self.dtype_out, neutral, reduce_expr, map_expr, self.arguments, name, preamble,
-            _out_ctype, final, _shuffle,
+            _out_ctype, _final, _shuffle,
         )  # fmt: skip
         self._plan = plan
         self.source = plan.source
@@ -587,7 +582,7 @@ class ReductionKernel:
                     aligned = False
                 packed.append(ptr)
             else:
-                packed.append(_scalar_value(spec, value))
+                packed.append(_dtypes.argument_value(value, spec.dtype))
         if first is None:
             raise TypeError("a reduction needs at least one array argument")
         return packed, first, int(first.size), aligned
@@ -677,33 +672,25 @@ def _launch(func: Any, grid: Any, block: Any, stream: Any, args: list[Any]) -> N
         func.prepared_async_call(grid, block, stream, *args)
 
 
-def _scalar_value(spec: Argument, value: Any) -> Any:
-    """A scalar argument as the prepared format of ``spec`` takes it."""
-    if spec.dtype.kind == "V":
-        return np.asarray(value, dtype=spec.dtype).tobytes()
-    if isinstance(value, np.generic) and value.dtype == spec.dtype:
-        return value
-    return spec.dtype.type(value)
-
-
 # {{{ the original's factories, memoized per context
 
 
-def _accumulator(dtype_out: np.dtype) -> tuple[np.dtype, str, tuple[Any, str, str] | None]:
-    """(accumulator dtype, its C type, final conversion or None): float16 and bfloat16 add up
-    in float32 and convert once at the end."""
-    from pycuda._dtype_rules import BFLOAT16
-
-    if dtype_out == np.dtype(np.float16) or (BFLOAT16 is not None and dtype_out == BFLOAT16):
-        return np.dtype(np.float32), "float", (dtype_out, dtype_to_ctype(dtype_out), "a")
-    return dtype_out, dtype_to_ctype(dtype_out), None
+def _accumulator(dtype_out: np.dtype) -> np.dtype:
+    """What a sum of result dtype ``dtype_out`` adds up in: the table's accumulator (a struct
+    the table does not know adds up as itself)."""
+    row = _dtypes.find(dtype_out)
+    return dtype_out if row is None else row.accumulator
 
 
 def _sum_like(dtype_out: Any, arguments: str, map_expr: str, name: str) -> ReductionKernel:
-    acc, acc_ctype, final = _accumulator(np.dtype(dtype_out))
+    """A sum whose map is ``map_expr`` (written in the accumulator's C type), converted once
+    at the end where the accumulator is wider than ``dtype_out``."""
+    dtype_out = np.dtype(dtype_out)
+    acc = _accumulator(dtype_out)
+    final = None if acc == dtype_out else (dtype_out, dtype_to_ctype(dtype_out), "a")
     return ReductionKernel(
         acc, "0", "a+b", map_expr=map_expr, arguments=arguments, name=name,
-        _out_ctype=acc_ctype, _final=final,
+        _out_ctype=dtype_to_ctype(acc), _final=final,
     )  # fmt: skip
 
 
@@ -711,7 +698,7 @@ def _sum_like(dtype_out: Any, arguments: str, map_expr: str, name: str) -> Reduc
 def get_sum_kernel(dtype_out: Any, dtype_in: Any) -> ReductionKernel:
     """Sum of ``in`` in ``dtype_out`` (float16 accumulates in float32)."""
     dtype_out = np.dtype(dtype_in if dtype_out is None else dtype_out)
-    acc_ctype = _accumulator(dtype_out)[1]
+    acc_ctype = dtype_to_ctype(_accumulator(dtype_out))
     return _sum_like(
         dtype_out, f"const {dtype_to_ctype(dtype_in)} *in", f"({acc_ctype})(in[i])", "sum"
     )
@@ -721,7 +708,7 @@ def get_sum_kernel(dtype_out: Any, dtype_in: Any) -> ReductionKernel:
 def get_subset_sum_kernel(dtype_out: Any, dtype_subset: Any, dtype_in: Any) -> ReductionKernel:
     """Sum of ``in[subset[i]]``."""
     dtype_out = np.dtype(dtype_in if dtype_out is None else dtype_out)
-    acc_ctype = _accumulator(dtype_out)[1]
+    acc_ctype = dtype_to_ctype(_accumulator(dtype_out))
     args = f"const {dtype_to_ctype(dtype_subset)} *subset, const {dtype_to_ctype(dtype_in)} *in"
     return _sum_like(dtype_out, args, f"({acc_ctype})(in[subset[i]])", "subset_sum")
 
@@ -731,7 +718,7 @@ def get_dot_kernel(dtype_out: Any, dtype_a: Any = None, dtype_b: Any = None) -> 
     """Sum of ``a[i]*b[i]`` (no conjugation), compiled without keep (the original kept files)."""
     dtype_a = np.dtype(dtype_out if dtype_a is None else dtype_a)
     dtype_b = np.dtype(dtype_a if dtype_b is None else dtype_b)
-    acc_ctype = _accumulator(np.dtype(dtype_out))[1]
+    acc_ctype = dtype_to_ctype(_accumulator(np.dtype(dtype_out)))
     args = f"const {dtype_to_ctype(dtype_a)} *a, const {dtype_to_ctype(dtype_b)} *b"
     return _sum_like(dtype_out, args, f"({acc_ctype})(a[i])*({acc_ctype})(b[i])", "dot")
 
@@ -743,7 +730,7 @@ def get_subset_dot_kernel(
     """Sum of ``a[subset[i]]*b[subset[i]]``."""
     dtype_a = np.dtype(dtype_out if dtype_a is None else dtype_a)
     dtype_b = np.dtype(dtype_a if dtype_b is None else dtype_b)
-    acc_ctype = _accumulator(np.dtype(dtype_out))[1]
+    acc_ctype = dtype_to_ctype(_accumulator(np.dtype(dtype_out)))
     args = (
         f"const {dtype_to_ctype(dtype_subset)} *subset, const {dtype_to_ctype(dtype_a)} *a, "
         f"const {dtype_to_ctype(dtype_b)} *b"
