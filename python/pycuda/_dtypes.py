@@ -302,8 +302,8 @@ def _mentions(text: str) -> list[str]:
 
 def includes(dtypes: Iterable[Any], text: str = "", first: Sequence[str] = ()) -> str:
     """``#include`` lines for kernels over ``dtypes`` whose own code is ``text`` (a user's
-    preamble or operation): ``first``, then the headers of those dtypes' rows and of the rows
-    ``text`` names, each once, in table order."""
+    preamble): ``first``, then the headers of those dtypes' rows, then those of the rows whose
+    C names ``text`` uses, each header once. Dtypes the table does not know need none."""
     wanted = list(first)
     for dtype in dtypes:
         row = find(dtype)
