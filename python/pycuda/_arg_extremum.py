@@ -6,7 +6,8 @@ increasing index order (a grid-stride loop of 16-byte loads, ``UNROLL`` of them 
 keeping a plain value and index, replaced only by a strictly better value or a first NaN, so the
 first extremum wins without comparing indices; then the block combines its threads' pairs
 (value, then the lower index on a tie) and writes one pair. Stage 2: one block combines the
-pairs and writes the index. float16 compares in float32 (exact).
+pairs and writes the index. Values compare in their compute dtype (``pycuda._dtypes``: float16
+and bfloat16 in float32, exactly).
 
     from pycuda.reduction import get_argminmax_kernel
     index = get_argminmax_kernel("max", numpy.float32)(a_gpu).get()
@@ -19,9 +20,8 @@ from typing import Any
 import numpy as np
 
 from pycuda import _array_core as core
-from pycuda import compiler, driver
+from pycuda import _dtypes, compiler, driver
 from pycuda._reduction_parts import minmax_neutral, resident_blocks
-from pycuda.tools import dtype_to_ctype
 
 BLOCK = 256
 STAGE2_BLOCK = 1024
@@ -158,9 +158,9 @@ def source(what: str, dtype: Any, name: str, block: int = BLOCK, unroll: int = U
     """The CUDA source of ``name``_stage1, _stage1_vec (16-byte loads) and _stage2."""
     dtype = np.dtype(dtype)
     neutral = minmax_neutral(what, dtype)  # refuses complex values
-    ctype = dtype_to_ctype(dtype)
-    key_ctype = "float" if dtype == np.float16 else ctype
-    includes = "#include <cuda_fp16.h>\n" if dtype == np.float16 else ""
+    row = _dtypes.info(dtype)
+    ctype, key_ctype = row.c_name, row.compute_c_name
+    includes = _dtypes.includes([dtype])
     vw = 16 // dtype.itemsize
     return f"""{includes}{_HELPERS}
 typedef {key_ctype} pr_key;
