@@ -160,7 +160,7 @@ class _NoWarps:
 
 
 def _findings():
-    from pycuda import _texref, curandom, tools
+    from pycuda import _curand_host, _texref, curandom, tools
     from pycuda.elementwise import ElementwiseKernel
     from pycuda.reduction import ReductionKernel
     from pycuda.scan import InclusiveScanKernel
@@ -177,7 +177,7 @@ def _findings():
         ("if_positive", gpuarray.if_positive, (5, 1, 2), TypeError, "criterion"),
         ("generator_source", curandom.generator_source, (5,), TypeError, "GeneratorSpec"),
         ("kernel_formats", curandom.kernel_formats, ("x",), TypeError, "GeneratorSpec"),
-        ("_cycled negative", curandom._cycled, (np.arange(3), -2), ValueError, "negative"),
+        ("cycled negative", _curand_host.cycled, (np.arange(3), -2), ValueError, "negative"),
         ("DeviceData", tools.DeviceData, (5,), TypeError, "Device"),
         ("DeviceData of a Function", tools.DeviceData, (_NoWarps(),), ValueError, "warp size"),
         ("OccupancyRecord", tools.OccupancyRecord, ((1,), 32), TypeError, "DeviceData"),

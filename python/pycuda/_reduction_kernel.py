@@ -280,8 +280,10 @@ def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -
     GPUArray (the module functions' sum, max and min), its plan looked up in the context's
     cache by (``kernel_of``, dtype, n, address % 16) without asking the memoized factory;
     None where the general path must decide (the plan is still the kernel's own decision)."""
+    if type(a) is not core.array_class() or not a._c:
+        return None
     n = a.size
-    if not n or type(a) is not core.array_class() or not a._c:
+    if not n:
         return None
     state = core.STATES.get(core.seams.context_handle()) or core.state()
     ptr = a.ptr
