@@ -1,4 +1,5 @@
 // bindings/event.cpp: pycuda._driver.Event.
+#include "bindings/self_check.hpp"
 #include "bindings/stream.hpp"
 
 #include "core/event.hpp"
@@ -20,6 +21,7 @@ void bind_event(nb::module_& m) {
         .def(
             "record",
             [](nb::handle self, nb::handle stream) {
+                check_self<Event>(self, "Event.record");
                 nb::cast<Event&>(self).record(stream_handle(stream));
                 return self;
             },
@@ -27,6 +29,7 @@ void bind_event(nb::module_& m) {
         .def(
             "synchronize",
             [](nb::handle self) {
+                check_self<Event>(self, "Event.synchronize");
                 Event& e = nb::cast<Event&>(self);
                 {
                     nb::gil_scoped_release release;

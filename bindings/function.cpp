@@ -2,6 +2,7 @@
 #include "bindings/arg_packer.hpp"
 #include "bindings/pointer.hpp"
 #include "bindings/raw_call.hpp"
+#include "bindings/self_check.hpp"
 #include "bindings/stream.hpp"
 #include "bindings/texture.hpp"
 
@@ -420,6 +421,7 @@ void bind_function(nb::module_& m) {
     cls.def(
            "prepare",
            [](nb::handle self, nb::handle arg_types, nb::handle texrefs) {
+               check_self<Function>(self, "Function.prepare");
                Function& f = nb::cast<Function&>(self);
                prepare(f, PyUnicode_Check(arg_types.ptr()) ? nb::cast<std::string>(arg_types)
                                                            : format_from_arg_types(arg_types));

@@ -41,8 +41,15 @@ std::string what_of(const char* call, const char* problem) {
 } // namespace
 
 HostBuffer::HostBuffer(nb::handle obj, bool writable, const char* what) {
-    int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj.ptr(), &view_, flags) != 0) {
+    int flags = PyBUF_STRIDES | (writable ? PyBUF_WRITABLE : 0);
+    // The format shows an object array's 'O'; NumPy cannot spell dtypes of other packages
+    // (ml_dtypes' bfloat16) in one and refuses, so those are taken as bytes.
+    int failed = PyObject_GetBuffer(obj.ptr(), &view_, flags | PyBUF_FORMAT);
+    if (failed != 0) {
+        PyErr_Clear();
+        failed = PyObject_GetBuffer(obj.ptr(), &view_, flags);
+    }
+    if (failed != 0) {
         PyErr_Clear();
         view_ = Py_buffer{};
         if (!PyObject_CheckBuffer(obj.ptr()))

@@ -17,6 +17,12 @@ CUstream stream_handle(nb::handle obj) {
         nb::tuple proto = nb::cast<nb::tuple>(obj.attr("__cuda_stream__")());
         return reinterpret_cast<CUstream>(nb::cast<std::uintptr_t>(proto[1]));
     }
+    // Another of our objects (an Event, a Context) has an integer .handle too, and a driver
+    // given an event as a stream corrupts memory: only foreign objects are read by attribute.
+    if (nb::inst_check(obj))
+        throw nb::type_error(("stream must be None or a pycuda.driver.Stream, got " +
+                              nb::cast<std::string>(nb::type_name(obj.type())))
+                                 .c_str());
     for (const char* name : {"ptr", "cuda_stream", "handle"})
         if (nb::hasattr(obj, name))
             return reinterpret_cast<CUstream>(nb::cast<std::uintptr_t>(obj.attr(name)));
