@@ -63,6 +63,7 @@ from pycuda._nvcc import (  # noqa: F401 - part of this module's API
     preprocess_source,
 )
 from pycuda._nvcc import find_nvcc as _find_nvcc
+from pycuda._nvtx import AUTO, in_range
 from pycuda._nvcc_options import (  # noqa: F401 - part of this module's API
     NvccOnly,
     NvrtcPlan,
@@ -388,9 +389,9 @@ def compile(
             hit = key = None
         if hit is not None and (not hit[1] or stamps_current(hit[1])):
             return hit[0]
-    binary, stamps = _compile_checked(
-        source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs, target
-    )
+    args = (source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs, target)
+    # A look-up above is no compile: only real work is an NVTX range.
+    binary, stamps = in_range("compile", _compile_checked, *args) if AUTO.on else _compile_checked(*args)
     if key is not None:
         # pycuda's own headers do not change under a running process (see the docstring).
         user = tuple(s for s in stamps if not s[0].startswith(_PACKAGE_HEADER_PREFIX))
@@ -636,10 +637,15 @@ class SourceModule(CudaModule):
         cache_dir: str | bool | None = None,
         include_dirs: Iterable[str] = (),
     ) -> None:
+        args = (source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs)
+        if AUTO.on:
+            in_range("SourceModule", self._build, arch, args)
+        else:
+            self._build(arch, args)
+
+    def _build(self, arch: str | None, compile_args: tuple[Any, ...]) -> None:
         self._check_arch(arch)
-        cubin = compile(
-            source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs
-        )
+        cubin = compile(*compile_args)
         # Held for as long as this object lives: it keeps a shared module shareable.
         self._loaded = loaded = _shared_modules.load_module(cubin)
         self.module = loaded.module
