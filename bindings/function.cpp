@@ -162,8 +162,8 @@ bool launch_attributes(PyObject* cluster, PyObject* cooperative, const Dim3& gri
 }
 
 /// One launch: cuLaunchKernel, or cuLaunchKernelEx where there are attributes.
-void launch_once(Function& f, const Dim3& grid, const Dim3& block, unsigned shared,
-                 CUstream stream, ArgBuffer& buf, const LaunchAttributes* attrs) {
+void launch_once(Function& f, const Dim3& grid, const Dim3& block, unsigned shared, CUstream stream,
+                 ArgBuffer& buf, const LaunchAttributes* attrs) {
     if (attrs == nullptr) [[likely]]
         f.launch(grid, block, shared, stream, buf.data(), buf.size());
     else
@@ -417,9 +417,10 @@ PyObject* prepared_call_raw(PyObject* self, PyObject* const* args, Py_ssize_t n,
                             PyObject* kwnames) {
     return guarded([&] {
         Function& f = function_of(self);
-        PreparedCall c = parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 2,
-                                        "prepared_call(grid, block, *args, shared_size=0, cluster=None, "
-                                        "cooperative=False)");
+        PreparedCall c =
+            parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 2,
+                           "prepared_call(grid, block, *args, shared_size=0, cluster=None, "
+                           "cooperative=False)");
         return prepared_launch(f, self, c, nb::none(), false);
     });
 }

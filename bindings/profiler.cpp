@@ -1,7 +1,7 @@
 // bindings/profiler.cpp: start_profiler, stop_profiler, the retired initialize_profiler, and the
 // NVTX ranges and marks pycuda.profiler offers.
-#include "core/nvtx.hpp"
 #include "core/profiler.hpp"
+#include "core/nvtx.hpp"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>

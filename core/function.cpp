@@ -48,8 +48,8 @@ std::pair<int, int> Function::suggested_block_size(std::size_t dynamic_smem,
                                                    int block_limit) const {
     int min_grid = 0, block = 0;
     // No block-size-to-shared-memory callback: the dynamic size is the same for every block.
-    PYCUDA_CALL(cuOccupancyMaxPotentialBlockSize, &min_grid, &block, handle_, nullptr,
-                dynamic_smem, block_limit);
+    PYCUDA_CALL(cuOccupancyMaxPotentialBlockSize, &min_grid, &block, handle_, nullptr, dynamic_smem,
+                block_limit);
     return {min_grid, block};
 }
 
@@ -79,8 +79,8 @@ CUlaunchAttribute cluster_attribute(const Dim3& cluster) {
 }
 
 std::string dims_text(const Dim3& d) {
-    return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " +
-           std::to_string(d[2]) + ")";
+    return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
+           ")";
 }
 
 } // namespace
@@ -92,8 +92,8 @@ void Function::require_device_capability(CUdevice_attribute attr, const char* ro
         return;
     auto [major, minor] = device.compute_capability();
     throw CudaError(CUDA_ERROR_NOT_SUPPORTED, routine,
-                    "device '" + device.name() + "' (compute capability " +
-                        std::to_string(major) + "." + std::to_string(minor) + ") " + what);
+                    "device '" + device.name() + "' (compute capability " + std::to_string(major) +
+                        "." + std::to_string(minor) + ") " + what);
 }
 
 int Function::max_potential_cluster_size(const Dim3& block, unsigned dynamic_smem) const {
@@ -212,8 +212,8 @@ void Function::throw_launch_failure(CUresult rc, const char* routine, const Dim3
             unsigned long long blocks = 1ull * grid[0] * grid[1] * grid[2];
             int threads = static_cast<int>(block[0] * block[1] * block[2]);
             int per_sm = max_active_blocks_per_multiprocessor(threads, shared_bytes);
-            int sms = module_->context()->device().attribute(
-                CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+            int sms =
+                module_->context()->device().attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
             throw CudaError(rc, routine,
                             launching + " cooperatively: its grid of " + std::to_string(blocks) +
                                 " blocks exceeds the " + std::to_string(per_sm * sms) +

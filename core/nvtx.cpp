@@ -33,14 +33,18 @@ nvtxDomainHandle_t pycuda_domain() noexcept {
 
 } // namespace
 
-bool nvtx_available() noexcept { return true; }
+bool nvtx_available() noexcept {
+    return true;
+}
 
 int nvtx_push_range(const char* message, std::optional<std::uint32_t> argb) noexcept {
     nvtxEventAttributes_t attr = attributes(message, argb);
     return nvtxRangePushEx(&attr);
 }
 
-int nvtx_pop_range() noexcept { return nvtxRangePop(); }
+int nvtx_pop_range() noexcept {
+    return nvtxRangePop();
+}
 
 void nvtx_mark(const char* message, std::optional<std::uint32_t> argb) noexcept {
     nvtxEventAttributes_t attr = attributes(message, argb);
@@ -52,13 +56,21 @@ void nvtx_push_auto_range(const char* message) noexcept {
     nvtxDomainRangePushEx(pycuda_domain(), &attr);
 }
 
-void nvtx_pop_auto_range() noexcept { nvtxDomainRangePop(pycuda_domain()); }
+void nvtx_pop_auto_range() noexcept {
+    nvtxDomainRangePop(pycuda_domain());
+}
 
 #else // built without NVTX's headers: every call does nothing
 
-bool nvtx_available() noexcept { return false; }
-int nvtx_push_range(const char*, std::optional<std::uint32_t>) noexcept { return -1; }
-int nvtx_pop_range() noexcept { return -1; }
+bool nvtx_available() noexcept {
+    return false;
+}
+int nvtx_push_range(const char*, std::optional<std::uint32_t>) noexcept {
+    return -1;
+}
+int nvtx_pop_range() noexcept {
+    return -1;
+}
 void nvtx_mark(const char*, std::optional<std::uint32_t>) noexcept {}
 void nvtx_push_auto_range(const char*) noexcept {}
 void nvtx_pop_auto_range() noexcept {}

@@ -530,6 +530,14 @@ static int active_clusters(int* n, void* f, const struct launch_config* c) {
     return INVALID_VALUE;
 }
 
+/* The driver's names for the errors the fake makes up here; pycuda's own table names the rest. */
+static int error_name(int code, const char** name) {
+    if (code != COOPERATIVE_LAUNCH_TOO_LARGE)
+        return INVALID_VALUE;
+    *name = "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE";
+    return OK;
+}
+
 void hostemu_launches(long long* out) {
     pthread_mutex_lock(&lock);
     memcpy(out, launches, sizeof launches);
@@ -542,6 +550,7 @@ static const struct {
     const char* name;
     void* fn;
 } table[] = {
+    {"cuGetErrorName", error_name},
     {"cuLaunchKernel", launch_plain},
     {"cuLaunchKernelEx", launch_ex},
     {"cuOccupancyMaxActiveBlocksPerMultiprocessor", occupancy_blocks},

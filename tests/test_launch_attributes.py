@@ -11,6 +11,8 @@ device, their results checked against NumPy.
 
 from __future__ import annotations
 
+import textwrap
+
 import hostemu
 import numpy as np
 import pytest
@@ -98,6 +100,11 @@ def raises(exc, text, call):
 """
 
 
+def run(fake, code: str, **env: str) -> None:
+    """``code`` (indented as in a test) after PRELUDE, against the fake driver."""
+    hostemu.run_with_hostemu(fake, PRELUDE + textwrap.dedent(code), **env)
+
+
 @pytest.fixture(scope="module")
 def fake(tmp_path_factory):
     return hostemu.build(tmp_path_factory.mktemp("hostemu"))
@@ -105,10 +112,9 @@ def fake(tmp_path_factory):
 
 @needs_cc
 def test_call_keywords_reach_cuLaunchKernelEx(fake):
-    hostemu.run_with_hostemu(
+    run(
         fake,
-        PRELUDE
-        + """
+        """
         f(buf, n, block=(32, 1, 1), grid=(4, 2))
         assert launches()["plain"] == 1 and launches()["ex"] == 0
         f(buf, n, block=(32, 1, 1), grid=(4, 2), cluster=(2, 1, 1))
@@ -133,10 +139,9 @@ def test_call_keywords_reach_cuLaunchKernelEx(fake):
 
 @needs_cc
 def test_prepared_calls_take_the_keywords(fake):
-    hostemu.run_with_hostemu(
+    run(
         fake,
-        PRELUDE
-        + """
+        """
         f.prepare("Pi")
         f.prepared_call((4, 1), (32, 1, 1), buf, 16, cluster=(4, 1, 1))
         got = launches()
@@ -163,10 +168,9 @@ def test_prepared_calls_take_the_keywords(fake):
 
 @needs_cc
 def test_bad_clusters_are_refused_before_any_launch(fake):
-    hostemu.run_with_hostemu(
+    run(
         fake,
-        PRELUDE
-        + """
+        """
         go = lambda **kw: f(buf, n, block=(32, 1, 1), **kw)
         raises(ValueError, "grid x = 3 is not divisible by cluster x = 2",
                lambda: go(grid=(3, 1), cluster=(2, 1, 1)))
@@ -186,10 +190,9 @@ def test_bad_clusters_are_refused_before_any_launch(fake):
 
 @needs_cc
 def test_a_cooperative_grid_too_large_says_how_many_fit(fake):
-    hostemu.run_with_hostemu(
+    run(
         fake,
-        PRELUDE
-        + """
+        """
         f(buf, n, block=(32, 1, 1), grid=(64, 1), cooperative=True)
         e = raises(drv.LogicError, "its grid of 65 blocks exceeds the 64 that can be resident",
                    lambda: f(buf, n, block=(32, 1, 1), grid=(65, 1), cooperative=True))
@@ -205,14 +208,15 @@ def test_a_cooperative_grid_too_large_says_how_many_fit(fake):
 
 @needs_cc
 def test_occupancy_queries(fake):
-    hostemu.run_with_hostemu(
+    run(
         fake,
-        PRELUDE
-        + """
+        """
         assert f.suggested_block_size() == (64, 256)
         assert f.suggested_block_size(shared=1024, limit=128) == (64, 128)
-        raises(ValueError, "limit must be 0 (none) or a positive", lambda: f.suggested_block_size(limit=-1))
-        raises(TypeError, "", lambda: f.suggested_block_size(shared=-1))
+        raises(ValueError, "limit must be 0 (none) or a positive",
+               lambda: f.suggested_block_size(limit=-1))
+        raises(TypeError, "incompatible function arguments",
+               lambda: f.suggested_block_size(shared=-1))
         assert f.max_active_blocks_per_multiprocessor(128) == 16
         assert f.max_potential_cluster_size((128, 1, 1)) == 8
         assert f.max_potential_cluster_size(128, shared=4096) == 8
@@ -229,10 +233,9 @@ def test_occupancy_queries(fake):
 
 @needs_cc
 def test_a_driver_without_the_entry_points_says_so(fake):
-    hostemu.run_with_hostemu(
+    run(
         fake,
-        PRELUDE
-        + """
+        """
         f(buf, n, block=(32, 1, 1), grid=(2, 1))  # the plain launch needs none of them
         e = raises(drv.LogicError, "this driver has no cuLaunchKernelEx (CUDA 11.6",
                    lambda: f(buf, n, block=(32, 1, 1), grid=(2, 1), cluster=(2, 1, 1)))

@@ -9,6 +9,8 @@ tests/hostemu.c, only while the automatic ranges are switched on.
 
 from __future__ import annotations
 
+import textwrap
+
 import hostemu
 import nvtx_recorder
 import pytest
@@ -260,7 +262,8 @@ def test_array_operations_are_ranges_while_switched_on(recorder, fake):
         recorder,
         hostemu.PRELUDE
         + ARRAY_OPERATIONS
-        + """
+        + textwrap.dedent(
+            """
         assert len(FLAT) > 0, "the C++ operators serve nothing: the test would miss them"
         profiler.set_auto_ranges(True)
         operations()
@@ -273,7 +276,8 @@ def test_array_operations_are_ranges_while_switched_on(recorder, fake):
         assert len(names) == 8 and got.count("pop pycuda") == 8, got
         assert got[-4:] == ["push pycuda:multiply", "push pycuda:" + names[7], "pop pycuda",
                             "pop pycuda"], got
-        """,
+        """
+        ),
         PYCUDA_LIBCUDA=str(fake),
         PYCUDA_NVTX="0",
     )
@@ -287,7 +291,8 @@ def test_switched_off_the_array_operations_never_reach_nvtx(recorder, fake):
         recorder,
         hostemu.PRELUDE
         + ARRAY_OPERATIONS
-        + """
+        + textwrap.dedent(
+            """
         profiler.set_auto_ranges(True)
         profiler.set_auto_ranges(False)
         def refuse(*args):
@@ -295,7 +300,8 @@ def test_switched_off_the_array_operations_never_reach_nvtx(recorder, fake):
         _driver.nvtx_push_auto_range = _driver.nvtx_pop_auto_range = refuse
         operations()
         assert events() == [], "the C++ operators opened a range"
-        """,
+        """
+        ),
         PYCUDA_LIBCUDA=str(fake),
         PYCUDA_NVTX="0",
     )

@@ -63,7 +63,6 @@ from pycuda._nvcc import (  # noqa: F401 - part of this module's API
     preprocess_source,
 )
 from pycuda._nvcc import find_nvcc as _find_nvcc
-from pycuda._nvtx import AUTO, in_range
 from pycuda._nvcc_options import (  # noqa: F401 - part of this module's API
     NvccOnly,
     NvrtcPlan,
@@ -72,6 +71,7 @@ from pycuda._nvcc_options import (  # noqa: F401 - part of this module's API
     refuse_output_options,
     translate_options,
 )
+from pycuda._nvtx import AUTO, in_range
 from pycuda._struct_attributes import hoist_struct_attributes
 from pycuda._texref_rewrite import (  # noqa: F401 - part of this module's API
     rewrite_texture_references,
@@ -391,7 +391,9 @@ def compile(
             return hit[0]
     args = (source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs, target)
     # A look-up above is no compile: only real work is an NVTX range.
-    binary, stamps = in_range("compile", _compile_checked, *args) if AUTO.on else _compile_checked(*args)
+    binary, stamps = (
+        in_range("compile", _compile_checked, *args) if AUTO.on else _compile_checked(*args)
+    )
     if key is not None:
         # pycuda's own headers do not change under a running process (see the docstring).
         user = tuple(s for s in stamps if not s[0].startswith(_PACKAGE_HEADER_PREFIX))

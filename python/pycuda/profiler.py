@@ -169,11 +169,11 @@ class Range:
 def range(message: str, color: int | str | None = None) -> Range:
     """A range named ``message`` (see ``Range``), as a context manager or a decorator:
 
-        with pycuda.profiler.range("update"):
-            ...
+    with pycuda.profiler.range("update"):
+        ...
 
-        @pycuda.profiler.range("update", color=0x00FF00)
-        def update(): ...
+    @pycuda.profiler.range("update", color=0x00FF00)
+    def update(): ...
     """
     return Range(message, color)
 
