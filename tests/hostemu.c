@@ -177,8 +177,22 @@ static int dev_name(char* n, int len, int d) {
     strncpy(n, "HostEmu GPU", len);
     return OK;
 }
+/* Compute capability 9.0, or $HOSTEMU_CC (e.g. "80"); below 9.0 there are no clusters
+ * (attribute 120, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH). */
+static int compute_capability(void) {
+    const char* cc = getenv("HOSTEMU_CC");
+    return cc ? atoi(cc) : 90;
+}
 static int dev_attr(int* v, int a, int d) {
-    *v = (a == 75) ? 9 : (a == 76 ? 0 : (a == 1 ? 1024 : (a == 16 ? 4 : (a == 10 ? 32 : 65536))));
+    if (a == 75 || a == 76) {
+        *v = a == 75 ? compute_capability() / 10 : compute_capability() % 10;
+        return OK;
+    }
+    if (a == 120) {
+        *v = compute_capability() >= 90;
+        return OK;
+    }
+    *v = (a == 1 ? 1024 : (a == 16 ? 4 : (a == 10 ? 32 : 65536)));
     return OK;
 }
 static int dev_mem(size_t* b, int d) {
@@ -466,7 +480,7 @@ struct launch_config {
     unsigned n_attrs;
 };
 
-enum { BLOCKS_PER_SM = 16, SMS = 4, COOPERATIVE_LAUNCH_TOO_LARGE = 720 };
+enum { BLOCKS_PER_SM = 16, SMS = 4, COOPERATIVE_LAUNCH_TOO_LARGE = 720, NOT_SUPPORTED = 801 };
 /* plain launches, Ex launches, then the last Ex launch's grid[3], block[3], cluster[3],
  * cooperative, attribute count */
 static long long launches[13];
@@ -494,6 +508,8 @@ static int launch_ex(const struct launch_config* c, void* f, void** params, void
         }
     }
     rec[12] = c->n_attrs;
+    if ((rec[8] || rec[9] || rec[10]) && compute_capability() < 90)
+        return NOT_SUPPORTED;
     /* A cooperative grid must fit at once: BLOCKS_PER_SM (the occupancy below) x SMS. */
     if (rec[11] && rec[2] * rec[3] * rec[4] > BLOCKS_PER_SM * SMS)
         return COOPERATIVE_LAUNCH_TOO_LARGE;

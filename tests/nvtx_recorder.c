@@ -56,7 +56,9 @@ const char* recorder_log(void) {
     return taken;
 }
 
-static void mark_ex(const nvtxEventAttributes_t* a) { add_line("mark", NULL, a); }
+static void mark_ex(const nvtxEventAttributes_t* a) {
+    add_line("mark", NULL, a);
+}
 static int push_ex(const nvtxEventAttributes_t* a) {
     add_line("push", NULL, a);
     return depth++;

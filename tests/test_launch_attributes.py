@@ -251,6 +251,25 @@ def test_a_driver_without_the_entry_points_says_so(fake):
     )
 
 
+@needs_cc
+def test_a_device_without_clusters_says_so(fake):
+    run(
+        fake,
+        """
+        raises(drv.LogicError, "(compute capability 8.0) has no thread block clusters",
+               lambda: f.max_potential_cluster_size(128))
+        raises(drv.LogicError, "they need compute capability 9.0",
+               lambda: f.max_active_clusters(2, 128))
+        e = raises(drv.LogicError, "device 'HostEmu GPU' (compute capability 8.0) has no thread",
+                   lambda: f(buf, n, block=(32, 1, 1), grid=(2, 1), cluster=(2, 1, 1)))
+        assert e.routine == "cuLaunchKernelEx" and e.name == "CUDA_ERROR_NOT_SUPPORTED"
+        f(buf, n, block=(32, 1, 1), grid=(2, 1), cooperative=True)  # cooperative is no cluster
+        assert launches()["ex"] == 1 and launches()["cooperative"] == 1
+        """,
+        HOSTEMU_CC="80",
+    )
+
+
 # }}}
 
 # {{{ GPU
