@@ -22,6 +22,7 @@
 
 #include "core/context.hpp"
 #include "core/function.hpp"
+#include "core/nvtx.hpp"
 
 #include <climits>
 #include <cstdint>
@@ -263,7 +264,15 @@ nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* othe
     Function& f = *nb::inst_ptr<Function>(e.function);
     ArgBuffer buf(&*f.prepared_layout, &f.name());
     pack_by_layout(buf, *f.prepared_layout, args, 4);
-    f.launch(e.grid, e.block, 0, nullptr, buf.data(), buf.size());
+    if (nvtx_auto_ranges()) [[unlikely]] {
+        const char* name = PyUnicode_AsUTF8(op); // the ufunc's name, as the Python path's
+        if (name == nullptr)
+            throw nb::python_error();
+        NvtxAutoRange range(name);
+        f.launch(e.grid, e.block, 0, nullptr, buf.data(), buf.size());
+    } else {
+        f.launch(e.grid, e.block, 0, nullptr, buf.data(), buf.size());
+    }
 
     nb::object strides =
         PyTuple_GET_SIZE(a.shape) == 1 ? e.strides1 : c_strides(a.shape, e.itemsize);

@@ -148,8 +148,11 @@ namespace pycuda {
     X(cuFuncGetParamInfo, 12040, false)                                                            \
     X(cuFuncGetName, 12030, false)                                                                 \
     X(cuLaunchKernel, 4000, true)                                                                  \
+    X(cuLaunchKernelEx, 11060, false)                                                              \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050, true)                                     \
     X(cuOccupancyMaxPotentialBlockSize, 6050, true)                                                \
+    X(cuOccupancyMaxPotentialClusterSize, 11070, false)                                            \
+    X(cuOccupancyMaxActiveClusters, 11070, false)                                                  \
     X(cuLinkCreate, 6050, true)                                                                    \
     X(cuLinkAddData, 6050, true)                                                                   \
     X(cuLinkAddFile, 6050, true)                                                                   \

@@ -6,7 +6,9 @@
  * comes), so code that reuses a staging buffer before its DMA is done copies wrong data here.
  * cuPointerGetAttribute(MEMORY_TYPE) knows page-locked, registered and device memory and
  * answers CUDA_ERROR_INVALID_VALUE for pageable memory, as the driver does.
- * hostemu_stats() reports what happened, for the tests to check. */
+ * hostemu_stats() reports what happened, for the tests to check; hostemu_launches() the kernel
+ * launches (cuLaunchKernel and cuLaunchKernelEx, with the latter's attributes). The symbols named
+ * in $HOSTEMU_MISSING (comma-separated) are missing, as from an older driver. */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -175,8 +177,22 @@ static int dev_name(char* n, int len, int d) {
     strncpy(n, "HostEmu GPU", len);
     return OK;
 }
+/* Compute capability 9.0, or $HOSTEMU_CC (e.g. "80"); below 9.0 there are no clusters
+ * (attribute 120, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH). */
+static int compute_capability(void) {
+    const char* cc = getenv("HOSTEMU_CC");
+    return cc ? atoi(cc) : 90;
+}
 static int dev_attr(int* v, int a, int d) {
-    *v = (a == 75) ? 9 : (a == 76 ? 0 : (a == 1 ? 1024 : (a == 16 ? 4 : (a == 10 ? 32 : 65536))));
+    if (a == 75 || a == 76) {
+        *v = a == 75 ? compute_capability() / 10 : compute_capability() % 10;
+        return OK;
+    }
+    if (a == 120) {
+        *v = compute_capability() >= 90;
+        return OK;
+    }
+    *v = (a == 1 ? 1024 : (a == 16 ? 4 : (a == 10 ? 32 : 65536)));
     return OK;
 }
 static int dev_mem(size_t* b, int d) {
@@ -443,10 +459,120 @@ static int param_info(void* f, size_t i, size_t* off, size_t* sz) {
     return 801;
 }
 
+/* {{{ launches: counted, and cuLaunchKernelEx's configuration kept */
+
+/* CUlaunchConfig and CUlaunchAttribute of cuda.h (CUDA 12/13), as far as read here. */
+struct launch_attribute {
+    int id; /* 2: cooperative, 4: cluster dimension */
+    char pad[4];
+    union {
+        char bytes[64];
+        int cooperative;
+        struct {
+            unsigned x, y, z;
+        } cluster;
+    } value;
+};
+struct launch_config {
+    unsigned grid[3], block[3], shared;
+    void* stream;
+    struct launch_attribute* attrs;
+    unsigned n_attrs;
+};
+
+enum { BLOCKS_PER_SM = 16, SMS = 4, COOPERATIVE_LAUNCH_TOO_LARGE = 720, NOT_SUPPORTED = 801 };
+/* plain launches, Ex launches, then the last Ex launch's grid[3], block[3], cluster[3],
+ * cooperative, attribute count */
+static long long launches[13];
+
+static int launch_plain(void) {
+    pthread_mutex_lock(&lock);
+    ++launches[0];
+    pthread_mutex_unlock(&lock);
+    return OK;
+}
+static int launch_ex(const struct launch_config* c, void* f, void** params, void** extra) {
+    long long rec[13] = {0};
+    for (int i = 0; i < 3; ++i) {
+        rec[2 + i] = c->grid[i];
+        rec[5 + i] = c->block[i];
+    }
+    for (unsigned i = 0; i < c->n_attrs; ++i) {
+        const struct launch_attribute* a = &c->attrs[i];
+        if (a->id == 4) {
+            rec[8] = a->value.cluster.x;
+            rec[9] = a->value.cluster.y;
+            rec[10] = a->value.cluster.z;
+        } else if (a->id == 2) {
+            rec[11] = a->value.cooperative;
+        }
+    }
+    rec[12] = c->n_attrs;
+    if ((rec[8] || rec[9] || rec[10]) && compute_capability() < 90)
+        return NOT_SUPPORTED;
+    /* A cooperative grid must fit at once: BLOCKS_PER_SM (the occupancy below) x SMS. */
+    if (rec[11] && rec[2] * rec[3] * rec[4] > BLOCKS_PER_SM * SMS)
+        return COOPERATIVE_LAUNCH_TOO_LARGE;
+    pthread_mutex_lock(&lock);
+    rec[0] = launches[0];
+    rec[1] = launches[1] + 1;
+    memcpy(launches, rec, sizeof rec);
+    pthread_mutex_unlock(&lock);
+    return OK;
+}
+static int occupancy_blocks(int* n, void* f, int block_size, size_t smem) {
+    *n = BLOCKS_PER_SM;
+    return OK;
+}
+static int occupancy_block_size(int* min_grid, int* block, void* f, void* to_smem, size_t smem,
+                                int limit) {
+    *block = (limit > 0 && limit < 256) ? limit : 256;
+    *min_grid = BLOCKS_PER_SM * SMS;
+    return OK;
+}
+static int cluster_size(int* n, void* f, const struct launch_config* c) {
+    *n = 8;
+    return OK;
+}
+/* Resident clusters: the SMs' blocks shared out, for the cluster shape the configuration gives. */
+static int active_clusters(int* n, void* f, const struct launch_config* c) {
+    for (unsigned i = 0; i < c->n_attrs; ++i)
+        if (c->attrs[i].id == 4) {
+            const unsigned x = c->attrs[i].value.cluster.x, y = c->attrs[i].value.cluster.y,
+                           z = c->attrs[i].value.cluster.z;
+            *n = (int)(BLOCKS_PER_SM * SMS / (x * y * z));
+            return OK;
+        }
+    return INVALID_VALUE;
+}
+
+/* The driver's names for the errors the fake makes up here; pycuda's own table names the rest. */
+static int error_name(int code, const char** name) {
+    if (code != COOPERATIVE_LAUNCH_TOO_LARGE)
+        return INVALID_VALUE;
+    *name = "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE";
+    return OK;
+}
+
+void hostemu_launches(long long* out) {
+    pthread_mutex_lock(&lock);
+    memcpy(out, launches, sizeof launches);
+    pthread_mutex_unlock(&lock);
+}
+
+/* }}} */
+
 static const struct {
     const char* name;
     void* fn;
 } table[] = {
+    {"cuGetErrorName", error_name},
+    {"cuLaunchKernel", launch_plain},
+    {"cuLaunchKernelEx", launch_ex},
+    {"cuOccupancyMaxActiveBlocksPerMultiprocessor", occupancy_blocks},
+    {"cuOccupancyMaxPotentialBlockSize", occupancy_block_size},
+    {"cuOccupancyMaxPotentialClusterSize", cluster_size},
+    {"cuOccupancyMaxActiveClusters", active_clusters},
     {"cuFuncGetParamInfo", param_info},
     {"cuDeviceGetCount", get_count},
     {"cuDriverGetVersion", drv_ver},
@@ -507,6 +633,15 @@ static const struct {
 /* Every other entry point succeeds and does nothing. */
 int cuGetProcAddress_v2(const char* sym, void** pfn, int ver, unsigned long long flags,
                         int* status) {
+    const char* missing = getenv("HOSTEMU_MISSING");
+    size_t len = strlen(sym);
+    for (const char* m = missing; m && *m; m = strchr(m, ',') ? strchr(m, ',') + 1 : "")
+        if (!strncmp(m, sym, len) && (m[len] == ',' || m[len] == '\0')) {
+            *pfn = NULL;
+            if (status)
+                *status = 1; /* CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND */
+            return 500;      /* CUDA_ERROR_NOT_FOUND */
+        }
     if (status)
         *status = 0;
     *pfn = (void*)ok;

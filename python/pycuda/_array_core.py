@@ -32,6 +32,7 @@ from pycuda._broadcast import broadcast_strides
 from pycuda._dtypes import scalar_value  # noqa: F401 - the modules' scalar operands
 from pycuda._kernel_layout import kernel_layout, vector_width
 from pycuda._launch_config import LaunchConfig, grid_stride_config, just_enough_config
+from pycuda._nvtx import AUTO, AutoRange
 from pycuda._shape import compact_strides, like_strides, span_bytes
 from pycuda.tools import context_dependent_memoize, context_dependent_memoized_functions
 
@@ -253,8 +254,14 @@ def grid_block(n: int, items: int = 1) -> tuple[Any, Any]:
 # {{{ launching
 
 
-def launch(func: Any, grid: Any, block: Any, stream: Any, args: Sequence[Any]) -> None:
-    """``func.prepared_call`` on the legacy stream, or ``prepared_async_call`` on ``stream``."""
+def launch(
+    func: Any, grid: Any, block: Any, stream: Any, args: Sequence[Any], *, ranged: bool = False
+) -> None:
+    """``func.prepared_call`` on the legacy stream, or ``prepared_async_call`` on ``stream``;
+    inside an NVTX range named by the kernel where pycuda's automatic ranges are on."""
+    if AUTO.on and not ranged:
+        with AutoRange(getattr(func, "function_name", "kernel")):
+            return launch(func, grid, block, stream, args, ranged=True)
     if stream is None:
         func.prepared_call(grid, block, *args)
     else:

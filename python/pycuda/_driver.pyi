@@ -593,7 +593,7 @@ class Function:
         f.prepare('PfI')
         f.prepared_call((blocks, 1), (256, 1, 1), dev_a, 2.0, n)
 
-    __call__(*args, block, grid=(1, 1), stream=None, shared=0, texrefs=[], time_kernel=False) launches with `args` packed by type; with time_kernel=True it returns the kernel's run time in seconds.
+    __call__(*args, block, grid=(1, 1), stream=None, shared=0, texrefs=[], time_kernel=False, cluster=None, cooperative=False) launches with `args` packed by type; with time_kernel=True it returns the kernel's run time in seconds. cluster=(x, y, z) launches thread block clusters of that shape (the grid must divide into them; compute capability 9.0+); cooperative=True launches every block at once, as grid-wide synchronization (cooperative_groups::this_grid().sync()) needs.
     """
 
     def __call__(self, /, *args, **kwargs):
@@ -624,6 +624,21 @@ class Function:
 
     def max_active_blocks_per_multiprocessor(self, block_size: int, dynamic_smem: int = 0) -> int:
         """Occupancy: resident blocks per multiprocessor."""
+
+    def suggested_block_size(self, shared: int = 0, limit: int = 0) -> tuple:
+        """
+        (min_grid_size, block_size): the block size that reaches the highest occupancy with `shared` bytes of dynamic shared memory per block (limit: the most threads per block to consider, 0 for the kernel's own maximum), and the fewest blocks that fill the device with it (cuOccupancyMaxPotentialBlockSize).
+        """
+
+    def max_potential_cluster_size(self, block: object, shared: int = 0) -> int:
+        """
+        The most blocks one thread block cluster of this kernel can have, for blocks of shape `block` (a tuple, or an int of threads) with `shared` bytes of dynamic shared memory (cuOccupancyMaxPotentialClusterSize; compute capability 9.0+).
+        """
+
+    def max_active_clusters(self, cluster: object, block: object, shared: int = 0) -> int:
+        """
+        How many clusters of shape `cluster` can be resident on the device at once (cuOccupancyMaxActiveClusters; compute capability 9.0+).
+        """
 
     @property
     def function_name(self) -> str: ...
@@ -833,6 +848,36 @@ def stop_profiler() -> None:
 def initialize_profiler(config_file: str, output_file: str, output_mode: int) -> None:
     """
     Removed from CUDA 12: always raises, pointing to Nsight Systems / Nsight Compute.
+    """
+
+def nvtx_available() -> bool:
+    """Whether this build has NVTX (else the nvtx_* calls do nothing)."""
+
+def nvtx_push_range(message: str, argb: int | None = None) -> int:
+    """
+    Open an NVTX range on this thread (color 0xAARRGGBB); its nesting level, or negative when no profiler is attached.
+    """
+
+def nvtx_pop_range() -> int:
+    """Close this thread's innermost NVTX range; its level, or negative."""
+
+def nvtx_mark(message: str, argb: int | None = None) -> None:
+    """An NVTX instant event."""
+
+def nvtx_push_auto_range(message: str) -> None:
+    """Open one of pycuda's own ranges (NVTX domain 'pycuda')."""
+
+def nvtx_pop_auto_range() -> None:
+    """Close one of pycuda's own ranges."""
+
+def nvtx_auto_ranges() -> bool:
+    """
+    Whether pycuda's automatic ranges are on (the flag the C++ launches read).
+    """
+
+def set_nvtx_auto_ranges(on: bool) -> None:
+    """
+    Turn the automatic ranges of the C++ launches on or off (pycuda.profiler.set_auto_ranges sets this and Python's flag together).
     """
 
 class ArrayDescriptor:
