@@ -18,26 +18,44 @@ namespace pycuda::bindings {
 
 namespace {
 
-/// True while Python objects may still be released (not during or after finalization).
-bool python_alive() {
+/// True once the interpreter has begun finalizing (Py_IsInitialized() is false from then on,
+/// before modules are torn down).
+bool python_finalizing() {
 #if PY_VERSION_HEX >= 0x030D0000
-    return Py_IsInitialized() && !Py_IsFinalizing();
+    return Py_IsFinalizing();
 #else
-    return Py_IsInitialized() && !_Py_IsFinalizing();
+    return _Py_IsFinalizing();
+#endif
+}
+
+/// The calling thread's Python thread state if it holds the GIL, else null (also after
+/// finalization).
+PyThreadState* attached_thread_state() {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyThreadState_GetUnchecked();
+#else
+    return _PyThreadState_UncheckedGet();
 #endif
 }
 
 /// A strong reference to the Python stream object behind a `stream=` argument, as the core's
-/// opaque stream owner (null for None). Released under the GIL from whichever thread drops the
-/// last owner; leaked once the interpreter is finalizing (touching it then is unsafe).
+/// opaque stream owner (null for None). Released at once where the dropping thread holds the
+/// GIL (an allocation's collection, also during the interpreter's teardown, so that no stream
+/// outlives it), else under PyGILState_Ensure; leaked where no thread may take the GIL any more
+/// (another thread during finalization, or after it).
 std::shared_ptr<const void> stream_owner(nb::handle stream) {
     if (stream.is_none())
         return nullptr;
     return std::shared_ptr<const void>(Py_NewRef(stream.ptr()), [](const void* p) {
-        if (!python_alive())
+        PyObject* obj = static_cast<PyObject*>(const_cast<void*>(p));
+        if (attached_thread_state() != nullptr) {
+            Py_DECREF(obj);
+            return;
+        }
+        if (!Py_IsInitialized() || python_finalizing())
             return;
         PyGILState_STATE gil = PyGILState_Ensure();
-        Py_DECREF(static_cast<PyObject*>(const_cast<void*>(p)));
+        Py_DECREF(obj);
         PyGILState_Release(gil);
     });
 }
@@ -261,6 +279,15 @@ void bind_allocator(nb::module_& m) {
             },
             "Device memory the pool holds now (its reserved_current; a shared pool's includes "
             "other users').")
+        .def_prop_ro(
+            "held_bytes",
+            [](const StreamOrderedAllocatorRef& r) {
+                std::shared_ptr<MemPool> pool = r.allocator->source_pool();
+                const uint64_t used = pool->used_current(), reserved = pool->reserved_current();
+                return reserved > used ? reserved - used : 0;
+            },
+            "Device memory the pool holds unused, for reuse (reserved_current - used_current; "
+            "a shared pool's includes what other users freed). free_held() returns it.")
         .def(
             "free_held",
             [](StreamOrderedAllocatorRef& r) {

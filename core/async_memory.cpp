@@ -38,10 +38,25 @@ void require_stream_ordered_allocation() {
             "; update the NVIDIA driver, or allocate with mem_alloc or DeviceMemoryPool");
 }
 
+void require_memory_pools(const Device& device) {
+    require_stream_ordered_allocation();
+    int supported = 0;
+    PYCUDA_CALL(cuDeviceGetAttribute, &supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+                device.handle());
+    if (!supported)
+        throw CudaError::with_message(
+            CUDA_ERROR_NOT_SUPPORTED, "cuDeviceGetAttribute",
+            "stream-ordered allocation (mem_alloc_async, MemPool, StreamOrderedAllocator): "
+            "device " +
+                std::to_string(static_cast<int>(device.handle())) +
+                " does not support memory pools (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is "
+                "0); allocate with mem_alloc or DeviceMemoryPool");
+}
+
 // {{{ MemPool
 
 std::shared_ptr<MemPool> MemPool::create(const Device& device) {
-    require_stream_ordered_allocation();
+    require_memory_pools(device);
     CUmemPoolProps props{};
     props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
     props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
@@ -53,14 +68,14 @@ std::shared_ptr<MemPool> MemPool::create(const Device& device) {
 }
 
 std::shared_ptr<MemPool> MemPool::device_default(const Device& device) {
-    require_stream_ordered_allocation();
+    require_memory_pools(device);
     CUmemoryPool handle = nullptr;
     PYCUDA_CALL(cuDeviceGetDefaultMemPool, &handle, device.handle());
     return std::shared_ptr<MemPool>(new MemPool(handle, device, false));
 }
 
 std::shared_ptr<MemPool> MemPool::device_current(const Device& device) {
-    require_stream_ordered_allocation();
+    require_memory_pools(device);
     CUmemoryPool handle = nullptr;
     PYCUDA_CALL(cuDeviceGetMemPool, &handle, device.handle());
     return std::shared_ptr<MemPool>(new MemPool(handle, device, false));
@@ -128,6 +143,7 @@ StreamOrderedAllocator::create(CUstream stream, std::shared_ptr<const void> stre
                                std::shared_ptr<MemPool> pool) {
     require_stream_ordered_allocation();
     ContextPtr context = Context::require_current("StreamOrderedAllocator");
+    require_memory_pools(pool ? pool->device() : context->device());
     return std::shared_ptr<StreamOrderedAllocator>(new StreamOrderedAllocator(
         std::move(context), stream, std::move(stream_owner), std::move(pool)));
 }

@@ -23,6 +23,11 @@ namespace pycuda {
 /// 11.2+ and which entry points the loaded driver lacks, unless it has all of them.
 void require_stream_ordered_allocation();
 
+/// As require_stream_ordered_allocation(), then throws CudaError(CUDA_ERROR_NOT_SUPPORTED) where
+/// `device` has no memory pools (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0: some older or
+/// virtualized GPUs, and Windows in WDDM mode before CUDA 11.5's driver).
+void require_memory_pools(const Device& device);
+
 /// A memory pool of the driver on one device: one created here (destroyed with its last owner,
 /// which includes every allocation taken from it) or the device's default or current pool
 /// (borrowed: the driver owns it). The pool belongs to the device, not to a context.

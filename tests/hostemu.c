@@ -7,7 +7,8 @@
  * cuPointerGetAttribute(MEMORY_TYPE) knows page-locked, registered and device memory and
  * answers CUDA_ERROR_INVALID_VALUE for pageable memory, as the driver does.
  * Stream-ordered allocation (cuMemAllocAsync, memory pools) is emulated with the driver's
- * statistics. $HOSTEMU_WITHOUT names entry points to withhold, as an older driver lacks them.
+ * statistics. $HOSTEMU_WITHOUT names entry points to withhold, as an older driver lacks them;
+ * with $HOSTEMU_NO_MEMORY_POOLS set the device says it has no memory pools.
  * hostemu_stats() reports what happened, for the tests to check. */
 #include <pthread.h>
 #include <stddef.h>
@@ -178,6 +179,10 @@ static int dev_name(char* n, int len, int d) {
     return OK;
 }
 static int dev_attr(int* v, int a, int d) {
+    if (a == 115 && getenv("HOSTEMU_NO_MEMORY_POOLS")) { /* MEMORY_POOLS_SUPPORTED */
+        *v = 0;
+        return OK;
+    }
     *v = (a == 75) ? 9 : (a == 76 ? 0 : (a == 1 ? 1024 : (a == 16 ? 4 : (a == 10 ? 32 : 65536))));
     return OK;
 }
@@ -453,8 +458,9 @@ static int param_info(void* f, size_t i, size_t* off, size_t* sz) {
  *
  * A pool counts bytes as the driver reports them: used (lent out) and reserved (used, plus
  * freed memory kept for reuse). A synchronization (context, stream, event) gives back what is
- * reserved beyond the release threshold, as cuMemPoolTrimTo does beyond its argument. Work is
- * done at once here, so a free is complete when it returns. */
+ * reserved beyond the release threshold, as cuMemPoolTrimTo does beyond its argument. A free
+ * first runs the deferred copies (which were queued before it), then is complete when it
+ * returns. */
 
 struct pool {
     unsigned long long threshold, reserved, reserved_high, used, used_high;
@@ -558,6 +564,7 @@ static int alloc_async(dptr* out, size_t n, void* stream) {
     return alloc_from_pool(out, n, &default_pool, stream);
 }
 static int free_async(dptr ptr, void* stream) {
+    flush(); /* the copies queued before the free read or write the block first */
     pthread_mutex_lock(&lock);
     size_t i = 0;
     while (i < n_blocks && blocks[i].start != ptr)

@@ -12,6 +12,7 @@ import gc
 import hostemu
 import numpy as np
 import pytest
+from child_process import noise_in, run_python
 
 import pycuda.driver as drv
 from pycuda import _array_core, _operators, gpuarray, tools
@@ -159,6 +160,44 @@ def test_a_driver_without_the_entries_gives_a_clear_error(fake):
 
 
 @needs_cc
+def test_a_device_without_memory_pools_gives_a_clear_error(fake):
+    hostemu.run_with_hostemu(
+        fake,
+        """
+        from pycuda import gpuarray, tools
+        calls = [
+            lambda: drv.mem_alloc_async(8),
+            lambda: drv.MemPool(),
+            lambda: drv.MemPool.default(ctx.get_device()),
+            lambda: drv.MemPool.current(),
+            lambda: drv.StreamOrderedAllocator(),
+            lambda: tools.StreamOrderedAllocator(drv.Stream()),
+        ]
+        for call in calls:
+            try:
+                call()
+            except drv.LogicError as e:
+                assert "device 0 does not support memory pools" in str(e), e
+                assert "MEMORY_POOLS_SUPPORTED" in str(e) and "DeviceMemoryPool" in str(e), e
+                assert e.name == "CUDA_ERROR_NOT_SUPPORTED", e.name
+            else:
+                raise AssertionError("no error")
+        tools.set_default_allocator("stream_ordered")
+        try:
+            gpuarray.zeros(4, np.float32)
+        except drv.LogicError as e:
+            assert "does not support memory pools" in str(e), e
+        else:
+            raise AssertionError("no error")
+        tools.set_default_allocator(None)
+        assert gpuarray.zeros(4, np.float32).get().tolist() == [0, 0, 0, 0]
+        print("ok")
+        """,
+        HOSTEMU_NO_MEMORY_POOLS="1",
+    )
+
+
+@needs_cc
 def test_allocations_on_streams_and_pool_statistics(fake):
     hostemu.run_with_hostemu(
         fake,
@@ -249,6 +288,7 @@ def test_allocator_counts_and_gpuarray(fake):
         alloc = tools.StreamOrderedAllocator(pool=pool)
         assert alloc.pool == pool and alloc.stream is None
         assert (alloc.active_blocks, alloc.active_bytes, alloc.managed_bytes) == (0, 0, 0)
+        assert alloc.held_bytes == 0
         x = np.arange(10, dtype=np.float64)
         a = gpuarray.to_gpu(x, allocator=alloc)
         assert isinstance(a.gpudata, drv.StreamOrderedAllocation) and a.allocator is alloc
@@ -266,9 +306,12 @@ def test_allocator_counts_and_gpuarray(fake):
         pool.release_threshold = 1 << 30
         alloc.allocate(4096).free()
         ctx.synchronize()
-        assert pool.reserved_current == 4096
+        assert pool.reserved_current == 4096 and alloc.held_bytes == 4096
+        keep = alloc(1000)
+        assert alloc.held_bytes == 3096 and alloc.managed_bytes == 4096
+        del keep
         alloc.free_held()
-        assert pool.reserved_current == 0
+        assert pool.reserved_current == 0 and alloc.held_bytes == 0
 
         s = drv.Stream()
         on_stream = tools.StreamOrderedAllocator(stream=s)
@@ -307,7 +350,7 @@ def test_the_default_allocator_setting(fake):
         for r in results:
             assert r.allocator is alloc and isinstance(r.gpudata, drv.StreamOrderedAllocation)
         active = alloc.active_blocks
-        del results
+        del results, r
         assert alloc.active_blocks == active - 6
 
         tools.set_default_allocator("pool")
@@ -421,7 +464,7 @@ def test_gpu_gpuarray_arithmetic_with_the_allocator(ctx):
         np.testing.assert_allclose(r.get(), (x + y) * 2 - x / 3, rtol=1e-6)
     np.testing.assert_allclose(cumath.sqrt(a).get(), np.sqrt(x), rtol=1e-6)
     np.testing.assert_allclose(gpuarray.sum(a).get(), x.sum(dtype=np.float64), rtol=1e-4)
-    np.testing.assert_allclose(a.reshape(3, -1)[1:].get(), x.reshape(3, -1)[1:])
+    np.testing.assert_allclose(a.reshape(19, -1)[1:].get(), x.reshape(19, -1)[1:])
     assert alloc.active_blocks >= 2
 
 
@@ -461,6 +504,51 @@ def test_gpu_pool_statistics_and_trim(ctx):
     assert pool.used_high == 0 and pool.reserved_high == pool.reserved_current
     pool.trim(0)
     assert pool.reserved_current == 0
+
+
+@pytest.mark.gpu
+def test_gpu_allocator_statistics_and_free_held(ctx):
+    pool = drv.MemPool()
+    pool.release_threshold = 1 << 30
+    alloc = drv.StreamOrderedAllocator(pool=pool)
+    x = np.arange(1 << 20, dtype=np.float32)
+    a = gpuarray.to_gpu(x, allocator=alloc)
+    assert (alloc.active_blocks, alloc.active_bytes) == (1, x.nbytes)
+    assert pool.used_current >= x.nbytes and alloc.managed_bytes >= x.nbytes
+    b = a * 2
+    assert np.array_equal(b.get(), 2 * x)
+    assert (alloc.active_blocks, alloc.active_bytes) == (2, 2 * x.nbytes)
+    assert pool.used_high >= 2 * x.nbytes
+    del a, b
+    ctx.synchronize()
+    assert (alloc.active_blocks, pool.used_current) == (0, 0)
+    assert alloc.held_bytes == pool.reserved_current >= 2 * x.nbytes  # below the threshold
+    alloc.free_held()
+    assert alloc.held_bytes == 0 and pool.reserved_current == 0
+
+
+@pytest.mark.gpu
+def test_gpu_default_allocator_from_the_environment():
+    proc = run_python(
+        """
+        import numpy as np
+        import pycuda.autoinit
+        import pycuda.driver as drv
+        from pycuda import gpuarray
+        x = np.linspace(0, 1, 10_000, dtype=np.float32)
+        a = gpuarray.to_gpu(x)
+        assert isinstance(a.gpudata, drv.StreamOrderedAllocation), type(a.gpudata)
+        assert isinstance(a.allocator, drv.StreamOrderedAllocator)
+        for _ in range(3):
+            r = (a + a) * 3
+            assert r.allocator is a.allocator
+            assert np.allclose(r.get(), (x + x) * 3)
+        print("ok")
+        """,
+        PYCUDA_DEFAULT_ALLOCATOR="stream_ordered",
+    )
+    assert proc.returncode == 0 and not noise_in(proc.stderr), proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "ok"
 
 
 @pytest.mark.gpu

@@ -1,7 +1,9 @@
-"""examples/stream_ordered_alloc.py: stream-ordered device memory (CUDA 11.2+) with GPUArray.
+"""examples/stream_ordered_memory.py: stream-ordered device memory (CUDA 11.2+) with GPUArray.
 
 A driver memory pool keeps freed memory for reuse; mem_alloc_async and StreamOrderedAllocator
-take blocks from it on a stream, and their frees are queued on that stream.
+take blocks from it on a stream, and their frees are queued on that stream. The default
+allocator of GPUArray can be switched to it (here with tools.set_default_allocator; or with
+PYCUDA_DEFAULT_ALLOCATOR=stream_ordered in the environment).
 """
 
 import numpy
@@ -9,7 +11,7 @@ import numpy
 import pycuda.autoinit  # noqa: F401
 import pycuda.driver as drv
 import pycuda.gpuarray as gpuarray
-from pycuda.tools import StreamOrderedAllocator
+from pycuda.tools import StreamOrderedAllocator, set_default_allocator
 
 if __name__ == "__main__":
     pool = drv.MemPool()
@@ -34,6 +36,14 @@ if __name__ == "__main__":
     expected = (host + 2 * host) * numpy.float32(0.5) - host
     assert numpy.allclose(result.get(), expected, rtol=1e-6), "GPUArray arithmetic mismatch"
     print(f"{alloc.active_blocks} blocks in use, pool holds {pool.reserved_current} bytes")
+
+    # Every array made without an allocator from now on takes stream-ordered memory.
+    set_default_allocator("stream_ordered")
+    c = gpuarray.to_gpu(host)
+    assert isinstance(c.gpudata, drv.StreamOrderedAllocation), type(c.gpudata)
+    assert numpy.array_equal((c * 2).get(), host * 2), "default-allocator arithmetic mismatch"
+    del c
+    set_default_allocator("pool")
 
     del a, b, result
     drv.Context.synchronize()
