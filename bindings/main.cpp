@@ -11,6 +11,7 @@ void bind_host_memory(nb::module_& m);
 void bind_memcpy(nb::module_& m);
 void bind_staged_copy(nb::module_& m);
 void bind_memory_pool(nb::module_& m);
+void bind_async_memory(nb::module_& m);
 void bind_stream(nb::module_& m);
 void bind_event(nb::module_& m);
 void bind_module(nb::module_& m);
@@ -41,6 +42,7 @@ NB_MODULE(_driver, m) {
     bind_memcpy(m);
     bind_staged_copy(m);
     bind_memory_pool(m);
+    bind_async_memory(m);
     bind_stream(m);
     bind_event(m);
     bind_module(m);

@@ -72,6 +72,16 @@ namespace pycuda {
     X(cuMemHostRegister, 6050, true)                                                               \
     X(cuMemHostUnregister, 4000, true)                                                             \
     X(cuStreamAttachMemAsync, 6000, true)                                                          \
+    X(cuMemAllocAsync, 11020, false)                                                               \
+    X(cuMemFreeAsync, 11020, false)                                                                \
+    X(cuMemAllocFromPoolAsync, 11020, false)                                                       \
+    X(cuMemPoolCreate, 11020, false)                                                               \
+    X(cuMemPoolDestroy, 11020, false)                                                              \
+    X(cuMemPoolSetAttribute, 11020, false)                                                         \
+    X(cuMemPoolGetAttribute, 11020, false)                                                         \
+    X(cuMemPoolTrimTo, 11020, false)                                                               \
+    X(cuDeviceGetDefaultMemPool, 11020, false)                                                     \
+    X(cuDeviceGetMemPool, 11020, false)                                                            \
     X(cuMemsetD8, 3020, true)                                                                      \
     X(cuMemsetD16, 3020, true)                                                                     \
     X(cuMemsetD32, 3020, true)                                                                     \

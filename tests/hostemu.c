@@ -7,8 +7,10 @@
  * cuPointerGetAttribute(MEMORY_TYPE) knows page-locked, registered and device memory and
  * answers CUDA_ERROR_INVALID_VALUE for pageable memory, as the driver does.
  * hostemu_stats() reports what happened, for the tests to check; hostemu_launches() the kernel
- * launches (cuLaunchKernel and cuLaunchKernelEx, with the latter's attributes). The symbols named
- * in $HOSTEMU_MISSING (comma-separated) are missing, as from an older driver. */
+ * launches (cuLaunchKernel and cuLaunchKernelEx, with the latter's attributes).
+ * Stream-ordered allocation (cuMemAllocAsync, memory pools) is emulated with the driver's
+ * statistics. $HOSTEMU_WITHOUT names entry points to withhold (comma-separated), as an older
+ * driver lacks them; with $HOSTEMU_NO_MEMORY_POOLS set the device says it has no memory pools. */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -184,6 +186,10 @@ static int compute_capability(void) {
     return cc ? atoi(cc) : 90;
 }
 static int dev_attr(int* v, int a, int d) {
+    if (a == 115 && getenv("HOSTEMU_NO_MEMORY_POOLS")) { /* MEMORY_POOLS_SUPPORTED */
+        *v = 0;
+        return OK;
+    }
     if (a == 75 || a == 76) {
         *v = a == 75 ? compute_capability() / 10 : compute_capability() % 10;
         return OK;
@@ -257,10 +263,12 @@ static int prim_state(int d, unsigned* f, int* a) {
     *a = 1;
     return OK;
 }
+static void release_pools(void);
 static int ctx_sync(void) {
     if (!depth)
         return INVALID_CONTEXT;
     flush();
+    release_pools();
     return OK;
 }
 
@@ -399,6 +407,7 @@ static int handle_destroy(void* h) {
 }
 static int stream_sync(void* s) {
     flush();
+    release_pools();
     return OK;
 }
 /* An event holds the sequence number of the last queued copy when it was recorded. */
@@ -413,6 +422,7 @@ static int event_sync(void* e) {
     unsigned long long seq = *(unsigned long long*)e;
     pthread_mutex_unlock(&lock);
     run_until(seq);
+    release_pools();
     return OK;
 }
 static int elapsed(float* ms, void* a, void* b) {
@@ -562,6 +572,171 @@ void hostemu_launches(long long* out) {
 
 /* }}} */
 
+/* {{{ stream-ordered memory pools (cuMemAllocAsync and kin)
+ *
+ * A pool counts bytes as the driver reports them: used (lent out) and reserved (used, plus
+ * freed memory kept for reuse). A synchronization (context, stream, event) gives back what is
+ * reserved beyond the release threshold, as cuMemPoolTrimTo does beyond its argument. A free
+ * first runs the deferred copies (which were queued before it), then is complete when it
+ * returns. */
+
+struct pool {
+    unsigned long long threshold, reserved, reserved_high, used, used_high;
+};
+struct block {
+    uintptr_t start;
+    size_t size;
+    struct pool* pool;
+};
+enum {
+    MAX_POOLS = 64,
+    RELEASE_THRESHOLD = 4,
+    RESERVED_CURRENT,
+    RESERVED_HIGH,
+    USED_CURRENT,
+    USED_HIGH
+};
+static struct pool default_pool;
+static struct pool* pools[MAX_POOLS] = {&default_pool};
+static int n_pools = 1;
+static struct block* blocks;
+static size_t n_blocks, cap_blocks;
+
+static void keep_within(struct pool* p, unsigned long long keep) {
+    if (p->reserved > keep)
+        p->reserved = p->used > keep ? p->used : keep;
+}
+
+static void release_pools(void) {
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n_pools; ++i)
+        keep_within(pools[i], pools[i]->threshold);
+    pthread_mutex_unlock(&lock);
+}
+
+static int pool_create(struct pool** out, const void* props) {
+    pthread_mutex_lock(&lock);
+    int rc = OUT_OF_MEMORY;
+    if (n_pools < MAX_POOLS && (*out = calloc(1, sizeof **out))) {
+        pools[n_pools++] = *out;
+        rc = OK;
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+static int pool_destroy(struct pool* p) {
+    if (p == &default_pool)
+        return INVALID_VALUE;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n_pools; ++i)
+        if (pools[i] == p) {
+            pools[i] = pools[--n_pools];
+            break;
+        }
+    int in_use = p->used != 0; /* the driver frees it once its blocks are freed: here, never */
+    pthread_mutex_unlock(&lock);
+    if (!in_use)
+        free(p);
+    return OK;
+}
+static int device_pool(struct pool** out, int dev) {
+    if (dev != 0)
+        return 101;
+    *out = &default_pool;
+    return OK;
+}
+static int alloc_from_pool(dptr* out, size_t n, struct pool* p, void* stream) {
+    if (!stream && !depth)
+        return INVALID_CONTEXT;
+    if (n == 0)
+        return INVALID_VALUE;
+    void* mem = calloc(1, n);
+    if (!mem)
+        return OUT_OF_MEMORY;
+    pthread_mutex_lock(&lock);
+    if (n_blocks == cap_blocks) {
+        size_t cap = cap_blocks ? 2 * cap_blocks : 64;
+        struct block* b = realloc(blocks, cap * sizeof *b);
+        if (!b) {
+            pthread_mutex_unlock(&lock);
+            free(mem);
+            return OUT_OF_MEMORY;
+        }
+        blocks = b;
+        cap_blocks = cap;
+    }
+    struct block b = {(uintptr_t)mem, n, p};
+    blocks[n_blocks++] = b;
+    p->used += n;
+    if (p->used > p->reserved)
+        p->reserved = p->used;
+    if (p->used > p->used_high)
+        p->used_high = p->used;
+    if (p->reserved > p->reserved_high)
+        p->reserved_high = p->reserved;
+    pthread_mutex_unlock(&lock);
+    *out = (dptr)mem;
+    return add_range((uintptr_t)mem, n, DEVICE);
+}
+static int alloc_async(dptr* out, size_t n, void* stream) {
+    return alloc_from_pool(out, n, &default_pool, stream);
+}
+static int free_async(dptr ptr, void* stream) {
+    flush(); /* the copies queued before the free read or write the block first */
+    pthread_mutex_lock(&lock);
+    size_t i = 0;
+    while (i < n_blocks && blocks[i].start != ptr)
+        ++i;
+    if (i == n_blocks) {
+        pthread_mutex_unlock(&lock);
+        return INVALID_VALUE;
+    }
+    blocks[i].pool->used -= blocks[i].size;
+    blocks[i] = blocks[--n_blocks];
+    pthread_mutex_unlock(&lock);
+    drop_range(ptr);
+    free((void*)ptr);
+    return OK;
+}
+static int pool_trim(struct pool* p, size_t keep) {
+    pthread_mutex_lock(&lock);
+    keep_within(p, keep);
+    pthread_mutex_unlock(&lock);
+    return OK;
+}
+static int pool_set(struct pool* p, int attr, void* value) {
+    unsigned long long v = *(unsigned long long*)value;
+    int rc = OK;
+    pthread_mutex_lock(&lock);
+    if (attr == RELEASE_THRESHOLD)
+        p->threshold = v;
+    else if (attr == RESERVED_HIGH && v == 0)
+        p->reserved_high = p->reserved;
+    else if (attr == USED_HIGH && v == 0)
+        p->used_high = p->used;
+    else if (attr >= RELEASE_THRESHOLD)
+        rc = INVALID_VALUE;
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+static int pool_get(struct pool* p, int attr, void* value) {
+    if (attr < RELEASE_THRESHOLD) { /* the reuse policies: int flags, all on */
+        *(int*)value = 1;
+        return OK;
+    }
+    pthread_mutex_lock(&lock);
+    unsigned long long v = attr == RELEASE_THRESHOLD  ? p->threshold
+                           : attr == RESERVED_CURRENT ? p->reserved
+                           : attr == RESERVED_HIGH    ? p->reserved_high
+                           : attr == USED_CURRENT     ? p->used
+                                                      : p->used_high;
+    pthread_mutex_unlock(&lock);
+    *(unsigned long long*)value = v;
+    return attr <= USED_HIGH ? OK : INVALID_VALUE;
+}
+
+/* }}} */
+
 static const struct {
     const char* name;
     void* fn;
@@ -628,20 +803,38 @@ static const struct {
     {"cuModuleUnload", mod_unload},
     {"cuModuleGetFunction", mod_fn},
     {"cuFuncGetAttribute", fn_attr},
+    {"cuMemAllocAsync", alloc_async},
+    {"cuMemAllocFromPoolAsync", alloc_from_pool},
+    {"cuMemFreeAsync", free_async},
+    {"cuMemPoolCreate", pool_create},
+    {"cuMemPoolDestroy", pool_destroy},
+    {"cuMemPoolTrimTo", pool_trim},
+    {"cuMemPoolSetAttribute", pool_set},
+    {"cuMemPoolGetAttribute", pool_get},
+    {"cuDeviceGetDefaultMemPool", device_pool},
+    {"cuDeviceGetMemPool", device_pool},
 };
 
-/* Every other entry point succeeds and does nothing. */
+/* Whether $HOSTEMU_WITHOUT (comma-separated names) lists `sym`: an older driver's lack. */
+static int withheld(const char* sym) {
+    const char* list = getenv("HOSTEMU_WITHOUT");
+    size_t len = strlen(sym);
+    for (const char* p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, sym, len) && (p[len] == ',' || p[len] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* Every other entry point succeeds and does nothing; those $HOSTEMU_WITHOUT names are not
+ * found (CUDA_ERROR_NOT_FOUND, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND). */
 int cuGetProcAddress_v2(const char* sym, void** pfn, int ver, unsigned long long flags,
                         int* status) {
-    const char* missing = getenv("HOSTEMU_MISSING");
-    size_t len = strlen(sym);
-    for (const char* m = missing; m && *m; m = strchr(m, ',') ? strchr(m, ',') + 1 : "")
-        if (!strncmp(m, sym, len) && (m[len] == ',' || m[len] == '\0')) {
-            *pfn = NULL;
-            if (status)
-                *status = 1; /* CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND */
-            return 500;      /* CUDA_ERROR_NOT_FOUND */
-        }
+    if (withheld(sym)) {
+        *pfn = NULL;
+        if (status)
+            *status = 1;
+        return 500;
+    }
     if (status)
         *status = 0;
     *pfn = (void*)ok;

@@ -4,7 +4,7 @@ CPU: each case runs in a child interpreter against the fake driver of tests/host
 records what reaches cuLaunchKernel and cuLaunchKernelEx (grid, block, cluster shape,
 cooperative flag), answers the occupancy queries with fixed figures (16 blocks per
 multiprocessor, 4 multiprocessors, clusters of up to 8 blocks), refuses a cooperative grid of
-more than 64 blocks as the driver does, and hides the entry points named in $HOSTEMU_MISSING.
+more than 64 blocks as the driver does, and hides the entry points named in $HOSTEMU_WITHOUT.
 The kernels of the GPU tests are compiled here with NVRTC for sm_90. GPU: the same launches on a
 device, their results checked against NumPy.
 """
@@ -246,7 +246,7 @@ def test_a_driver_without_the_entry_points_says_so(fake):
                lambda: f.max_active_clusters(2, 128))
         assert launches()["plain"] == 1
         """,
-        HOSTEMU_MISSING="cuLaunchKernelEx,cuOccupancyMaxPotentialClusterSize,"
+        HOSTEMU_WITHOUT="cuLaunchKernelEx,cuOccupancyMaxPotentialClusterSize,"
         "cuOccupancyMaxActiveClusters",
     )
 

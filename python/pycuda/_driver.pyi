@@ -479,6 +479,174 @@ class PageLockedMemoryPool:
     def stop_holding(self) -> None:
         """Free held blocks and free returned blocks at once from now on."""
 
+class MemPool:
+    """
+    A memory pool of the CUDA driver on one device (CUDA 11.2+), which stream-ordered allocations come from. MemPool(device=None) makes a new pool (destroyed with the last object using it); MemPool.default() and MemPool.current() give the device's own.
+
+        pool = drv.MemPool()
+        pool.release_threshold = 1 << 30   # keep up to 1 GiB cached
+        buf = drv.mem_alloc_async(4096, stream, pool=pool)
+        print(pool.used_current, pool.reserved_current)
+    """
+
+    def __init__(self, device: Device | None = None) -> None:
+        """
+        A new pool of `device`'s memory (default: the current context's device).
+        """
+
+    @staticmethod
+    def default(device: Device | None = None) -> MemPool:
+        """
+        The device's default pool (cuDeviceGetDefaultMemPool), shared by every library in the process that allocates stream-ordered memory without a pool.
+        """
+
+    @staticmethod
+    def current(device: Device | None = None) -> MemPool:
+        """
+        The pool that mem_alloc_async without a pool takes from now (cuDeviceGetMemPool).
+        """
+
+    @property
+    def handle(self) -> int:
+        """The CUmemoryPool, as an int."""
+
+    @property
+    def device(self) -> Device:
+        """The device whose memory the pool holds."""
+
+    @property
+    def owned(self) -> bool:
+        """True for a pool made by MemPool(), False for a device's own."""
+
+    @property
+    def release_threshold(self) -> int:
+        """
+        Bytes of unused memory the pool keeps at a synchronization instead of returning them to the device (0 by default: each synchronization returns all unused memory).
+        """
+
+    @release_threshold.setter
+    def release_threshold(self, arg: int, /) -> None: ...
+
+    def trim(self, min_bytes_to_keep: int = 0) -> None:
+        """
+        Return unused memory to the device until at most `min_bytes_to_keep` bytes stay reserved. Memory whose free its stream has not reached yet is still in use: synchronize first.
+        """
+
+    @property
+    def reserved_current(self) -> int:
+        """Bytes of device memory the pool holds now."""
+
+    @property
+    def reserved_high(self) -> int:
+        """
+        The most bytes the pool held since it was made or reset_high_water_marks().
+        """
+
+    @property
+    def used_current(self) -> int:
+        """Bytes of the pool lent out now (allocated and not yet freed)."""
+
+    @property
+    def used_high(self) -> int:
+        """
+        The most bytes lent out at once since it was made or reset_high_water_marks().
+        """
+
+    def reset_high_water_marks(self) -> None:
+        """Set reserved_high and used_high to the current values."""
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __hash__(self) -> int: ...
+
+    def __repr__(self) -> str: ...
+
+class StreamOrderedAllocation:
+    """
+    Device memory from mem_alloc_async() or a StreamOrderedAllocator, usable as a DeviceAllocation is (int(), kernel arguments, copies, GPUArray gpudata). free() or collection queues cuMemFreeAsync on the stream it was allocated on.
+    """
+
+    def __int__(self) -> int: ...
+
+    def __index__(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+    def free(self, stream: object | None = None) -> None:
+        """
+        Queue the free on the allocation's stream, or on `stream` (which must be ordered after every use). Using the allocation afterwards is LogicError.
+        """
+
+    @property
+    def stream(self) -> object:
+        """The stream it was allocated on (None: the default stream)."""
+
+    def as_buffer(self, size: int, offset: int = 0) -> object:
+        """
+        A memoryview of the device address (not readable by the host). Keep the allocation alive while using it.
+        """
+
+    def __repr__(self) -> str: ...
+
+def mem_alloc_async(bytes: int, stream: object | None = None, pool: MemPool | None = None) -> StreamOrderedAllocation:
+    """
+    Allocate `bytes` of device memory ordered on `stream` (None: the default stream), from `pool` (a MemPool; None: the device's current pool), with cuMemAllocAsync (CUDA 11.2+). Work queued after it on that stream (or ordered after it) may use the memory; it is freed with cuMemFreeAsync on that stream when freed or collected.
+
+        buf = drv.mem_alloc_async(a.nbytes, stream)
+        drv.memcpy_htod_async(buf, a, stream)
+    """
+
+class StreamOrderedAllocator:
+    """
+    An allocator for GPUArray (allocator(nbytes) -> StreamOrderedAllocation) taking stream-ordered memory (CUDA 11.2+) on `stream` (None: the default stream, which GPUArray operations use) from `pool` (None: the device's current pool), in the current context. A non-blocking stream is not ordered with the default stream: use it only for arrays whose work is queued on it.
+
+        alloc = StreamOrderedAllocator()
+        a = gpuarray.empty(100, numpy.float32, allocator=alloc)
+    """
+
+    def __init__(self, stream: object | None = None, pool: MemPool | None = None) -> None: ...
+
+    def __call__(self, nbytes: int) -> StreamOrderedAllocation:
+        """A StreamOrderedAllocation of `nbytes` bytes."""
+
+    def allocate(self, nbytes: int) -> StreamOrderedAllocation:
+        """The same as calling the allocator."""
+
+    @property
+    def stream(self) -> object:
+        """The stream given (None: the default stream)."""
+
+    @property
+    def pool(self) -> MemPool:
+        """
+        The MemPool blocks come from: the one given, else the device's current pool.
+        """
+
+    @property
+    def active_blocks(self) -> int:
+        """Blocks this allocator lent that are not yet freed."""
+
+    @property
+    def active_bytes(self) -> int:
+        """Their bytes, as requested."""
+
+    @property
+    def managed_bytes(self) -> int:
+        """
+        Device memory the pool holds now (its reserved_current; a shared pool's includes other users').
+        """
+
+    @property
+    def held_bytes(self) -> int:
+        """
+        Device memory the pool holds unused, for reuse (reserved_current - used_current; a shared pool's includes what other users freed). free_held() returns it.
+        """
+
+    def free_held(self) -> None:
+        """
+        Wait for the stream, then return the pool's unused memory to the device.
+        """
+
 class Stream:
     """
     A CUDA stream: work queued on it runs in order.
@@ -703,7 +871,7 @@ class FlatLaunches:
 
     def remember(self, op: object, lhs: object, rhs: object, reflected: bool, context: int, n: int, function: object, grid: int, block: int, allocate: object, plan: object) -> bool:
         """
-        Remember the launch the Python path made for this key and plan; False where it cannot be served here (`allocate` not a DeviceMemoryPool's, a stand-in function).
+        Remember the launch the Python path made for this key and plan; False where it cannot be served here (`allocate` neither a DeviceMemoryPool's nor a StreamOrderedAllocator, a stand-in function).
         """
 
     def clear(self) -> None:

@@ -7,7 +7,9 @@
     dtype_to_ctype(numpy.float32)     # 'float'
     ctx.pop()
 
-The memory pools (DeviceMemoryPool, PageLockedMemoryPool, ...) are the ones of pycuda._driver.
+The memory pools (DeviceMemoryPool, PageLockedMemoryPool, ...) and the stream-ordered allocator
+(StreamOrderedAllocator) are the ones of pycuda._driver; set_default_allocator() chooses what
+arrays given no allocator use.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 import pycuda.driver as cuda
 from pycuda._arg_checks import require
 from pycuda._debug_memory_pool import DebugMemoryPool  # noqa: F401 - the original offers it here
+from pycuda._default_allocator import get_default_allocator, set_default_allocator  # noqa: F401
 
 # The pools live in the extension; the original documents them here.
 from pycuda._driver import (  # noqa: E402, F401
@@ -32,6 +35,8 @@ from pycuda._driver import (  # noqa: E402, F401
     PageLockedMemoryPool,
     PooledDeviceAllocation,
     PooledHostAllocation,
+    StreamOrderedAllocation,
+    StreamOrderedAllocator,
     _current_context_handle,
     bitlog2,
 )
