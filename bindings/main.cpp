@@ -13,6 +13,7 @@ void bind_staged_copy(nb::module_& m);
 void bind_memory_pool(nb::module_& m);
 void bind_stream(nb::module_& m);
 void bind_event(nb::module_& m);
+void bind_graph(nb::module_& m);
 void bind_module(nb::module_& m);
 void bind_function(nb::module_& m);
 void bind_array_base(nb::module_& m);
@@ -43,6 +44,7 @@ NB_MODULE(_driver, m) {
     bind_memory_pool(m);
     bind_stream(m);
     bind_event(m);
+    bind_graph(m);
     bind_module(m);
     bind_function(m);
     bind_array_base(m);
