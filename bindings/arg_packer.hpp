@@ -77,4 +77,8 @@ unsigned shared_bytes(PyObject* obj);
 /// "%ds" for structured dtypes), strings are used verbatim, anything else is a pointer "P".
 std::string format_from_arg_types(nb::handle arg_types);
 
+/// Releases the argument types cached for __call__ and caches none from then on: called at
+/// exit (pycuda/driver.py), so that the classes are freed before the interpreter is torn down.
+void forget_argument_types();
+
 } // namespace pycuda::bindings
