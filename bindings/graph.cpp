@@ -3,6 +3,7 @@
 
 #include "bindings/arg_packer.hpp"
 #include "bindings/memory.hpp"
+#include "bindings/pointer.hpp"
 #include "bindings/stream.hpp"
 
 #include "core/event.hpp"
@@ -48,8 +49,19 @@ struct PyStreamCapture {
     nb::object graph = nb::none();
 };
 
-PyGraph& graph_of(nb::handle self) {
-    return nb::cast<PyGraph&>(self);
+/// `obj` as a T, else TypeError: "`what` must be a `type`, got ...".
+template <typename T>
+T& expect(nb::handle obj, const char* what, const char* type) {
+    T* p = nullptr;
+    if (!nb::try_cast<T*>(obj, p) || p == nullptr)
+        throw nb::type_error((std::string(what) + " must be a " + type + ", got " +
+                              nb::type_name(obj.type()).c_str())
+                                 .c_str());
+    return *p;
+}
+
+PyGraph& graph_of(nb::handle self, const char* what = "self") {
+    return expect<PyGraph>(self, what, "Graph");
 }
 
 /// The handles of `deps` (None, a GraphNode, or an iterable of them), each a node of `graph`.
@@ -107,6 +119,16 @@ void with_packed_args(Function& f, nb::handle args, Use&& use) {
     }
 }
 
+/// Kernel arguments, given as one tuple or list, as a tuple.
+nb::object args_tuple(nb::handle args, const char* what) {
+    if (!PyTuple_Check(args.ptr()) && !PyList_Check(args.ptr()))
+        throw nb::type_error((std::string(what) +
+                              ": args must be a tuple or list of the kernel's arguments, got " +
+                              nb::type_name(args.type()).c_str())
+                                 .c_str());
+    return nb::steal(PySequence_Tuple(args.ptr()));
+}
+
 PyGraphNode new_node(nb::handle graph, CUgraphNode handle) {
     PyGraphNode node;
     node.handle = handle;
@@ -115,9 +137,10 @@ PyGraphNode new_node(nb::handle graph, CUgraphNode handle) {
 }
 
 PyGraphNode add_kernel_node(nb::handle self, nb::handle func, nb::handle grid, nb::handle block,
-                           nb::args args, nb::handle dependencies, nb::handle shared) {
+                            nb::handle args_obj, nb::handle dependencies, nb::handle shared) {
     PyGraph& g = graph_of(self);
-    Function& f = nb::cast<Function&>(func);
+    nb::object args = args_tuple(args_obj, "add_kernel_node");
+    Function& f = expect<Function>(func, "func", "Function");
     PyGraphNode node;
     node.grid = parse_dims(grid.ptr(), "grid");
     node.block = parse_dims(block.ptr(), "block");
@@ -163,7 +186,7 @@ CopySide copy_side(nb::handle obj, bool writable, const char* what) {
 }
 
 PyGraphNode add_memcpy_node(nb::handle self, nb::handle dest, nb::handle src, nb::handle nbytes,
-                           nb::handle dependencies) {
+                            nb::handle dependencies) {
     PyGraph& g = graph_of(self);
     CopySide d = copy_side(dest, true, "add_memcpy_node dest");
     CopySide s = copy_side(src, false, "add_memcpy_node src");
@@ -179,10 +202,11 @@ PyGraphNode add_memcpy_node(nb::handle self, nb::handle dest, nb::handle src, nb
     for (const CopySide* side : {&d, &s})
         if (side->size != SIZE_MAX && bytes > side->size)
             throw nb::value_error(("add_memcpy_node: " + std::to_string(bytes) +
-                                   " bytes do not fit in " + (side == &d ? "dest" : "src") +
-                                   " (" + std::to_string(side->size) + " bytes)")
+                                   " bytes do not fit in " + (side == &d ? "dest" : "src") + " (" +
+                                   std::to_string(side->size) + " bytes)")
                                       .c_str());
-    CUgraphNode node = g.graph->add_memcpy(d.end, s.end, bytes, dependency_handles(self, dependencies));
+    CUgraphNode node =
+        g.graph->add_memcpy(d.end, s.end, bytes, dependency_handles(self, dependencies));
     for (const CopySide* side : {&d, &s}) {
         if (side->held.is_valid())
             g.uses.append(side->held);
@@ -193,14 +217,14 @@ PyGraphNode add_memcpy_node(nb::handle self, nb::handle dest, nb::handle src, nb
 }
 
 PyGraphNode add_memset_node(nb::handle self, nb::handle dest, std::uint32_t value,
-                           std::size_t count, unsigned element_size, nb::handle dependencies) {
+                            std::size_t count, unsigned element_size, nb::handle dependencies) {
     PyGraph& g = graph_of(self);
     if (element_size != 1 && element_size != 2 && element_size != 4)
         throw nb::value_error("add_memset_node: element_size must be 1, 2 or 4");
     if (element_size < 4 && value >= (1u << (8 * element_size)))
-        throw nb::value_error(("add_memset_node: value does not fit in " +
-                               std::to_string(8 * element_size) + " bits")
-                                  .c_str());
+        throw nb::value_error(
+            ("add_memset_node: value does not fit in " + std::to_string(8 * element_size) + " bits")
+                .c_str());
     DeviceSpan d = device_span(dest, "add_memset_node");
     check_fits(d, count * element_size, "add_memset_node");
     CUgraphNode node = g.graph->add_memset(d.ptr, value, element_size, count,
@@ -212,27 +236,27 @@ PyGraphNode add_memset_node(nb::handle self, nb::handle dest, std::uint32_t valu
 template <CUgraphNode (Graph::*Add)(CUevent, GraphNodes)>
 PyGraphNode add_event_node(nb::handle self, nb::handle event, nb::handle dependencies) {
     PyGraph& g = graph_of(self);
-    Event& e = nb::cast<Event&>(event);
+    Event& e = expect<Event>(event, "event", "Event");
     CUgraphNode node = ((*g.graph).*Add)(e.handle(), dependency_handles(self, dependencies));
     g.uses.append(event);
     return new_node(self, node);
 }
 
-void set_kernel_node_params(PyGraphExec& e, nb::handle node_obj, nb::args args, nb::handle func,
+void set_kernel_node_params(PyGraphExec& e, nb::handle node_obj, nb::handle args, nb::handle func,
                             nb::handle grid, nb::handle block, nb::handle shared) {
-    PyGraphNode& node = nb::cast<PyGraphNode&>(node_obj);
+    PyGraphNode& node = expect<PyGraphNode>(node_obj, "node", "GraphNode");
     if (!node.graph.is(e.source))
         throw nb::value_error("set_kernel_node_params: the node is not of the graph this "
                               "GraphExec was instantiated from");
     if (node.func.is_none())
         throw nb::type_error("set_kernel_node_params: the node is not a kernel node");
     nb::object fobj = func.is_none() ? node.func : nb::borrow(func);
-    Function& f = nb::cast<Function&>(fobj);
+    Function& f = expect<Function>(fobj, "func", "Function");
     Dim3 g = grid.is_none() ? node.grid : parse_dims(grid.ptr(), "grid");
     Dim3 b = block.is_none() ? node.block : parse_dims(block.ptr(), "block");
     check_launch_dims(g, b, f.max_threads_per_block(), f.name());
     unsigned sh = shared.is_none() ? node.shared : shared_bytes(shared.ptr());
-    nb::object used = args.size() == 0 ? node.args : nb::object(args);
+    nb::object used = args.is_none() ? node.args : args_tuple(args, "set_kernel_node_params");
     with_packed_args(f, used, [&](ArgBuffer& buf) {
         e.exec->set_kernel_params(node.handle, f, g, b, sh, buf.data(), buf.size());
     });
@@ -266,9 +290,9 @@ CaptureMode capture_mode_arg(nb::handle mode) {
             return CaptureMode::ThreadLocal;
         if (name == "relaxed")
             return CaptureMode::Relaxed;
-        throw nb::value_error(("capture mode must be 'global', 'thread_local' or 'relaxed', got '" +
-                               name + "'")
-                                  .c_str());
+        throw nb::value_error(
+            ("capture mode must be 'global', 'thread_local' or 'relaxed', got '" + name + "'")
+                .c_str());
     }
     if (!PyIndex_Check(mode.ptr()) || PyBool_Check(mode.ptr()))
         throw nb::type_error("capture mode must be a capture_mode, an int or a str");
@@ -292,12 +316,14 @@ void bind_graph(nb::module_& m) {
                             "A node of a Graph, made by its add_*_node methods: a dependency of "
                             "later nodes, and for kernel nodes the handle "
                             "GraphExec.set_kernel_node_params takes.")
-        .def_prop_ro("graph", [](const PyGraphNode& n) { return n.graph; },
-                     "The Graph the node belongs to.")
-        .def_prop_ro("type", [](const PyGraphNode& n) { return int(graph_node_type(n.handle)); },
-                     "The node's kind, a graph_node_type (KERNEL, MEMCPY, MEMSET, ...).")
-        .def_prop_ro("handle",
-                     [](const PyGraphNode& n) { return reinterpret_cast<std::uintptr_t>(n.handle); });
+        .def_prop_ro(
+            "graph", [](const PyGraphNode& n) { return n.graph; }, "The Graph the node belongs to.")
+        .def_prop_ro(
+            "type", [](const PyGraphNode& n) { return int(graph_node_type(n.handle)); },
+            "The node's kind, a graph_node_type (KERNEL, MEMCPY, MEMSET, ...).")
+        .def_prop_ro("handle", [](const PyGraphNode& n) {
+            return reinterpret_cast<std::uintptr_t>(n.handle);
+        });
 
     nb::class_<PyGraph>(
         m, "Graph",
@@ -308,14 +334,18 @@ void bind_graph(nb::module_& m) {
         "alive.\n\n"
         "    g = drv.Graph()\n"
         "    fill = g.add_memset_node(dev_a, 0, n, element_size=4)\n"
-        "    k = g.add_kernel_node(func, (blocks, 1), (256, 1, 1), dev_a, numpy.int32(n),\n"
+        "    k = g.add_kernel_node(func, (blocks, 1), (256, 1, 1), (dev_a, numpy.int32(n)),\n"
         "                          dependencies=[fill])\n"
         "    g.add_memcpy_node(host_a, dev_a, dependencies=[k])\n"
         "    g.instantiate().launch()")
-        .def("__init__", [](PyGraph* self) { new (self) PyGraph{std::make_unique<Graph>(), nb::list()}; })
+        .def("__init__",
+             [](PyGraph* self) {
+                 new (self) PyGraph{std::make_unique<Graph>(), nb::list()};
+             })
         .def("add_kernel_node", &add_kernel_node, nb::arg("func"), nb::arg("grid"),
-             nb::arg("block"), nb::arg("args"), deps(), nb::arg("shared") = 0,
-             "A node launching `func` (a Function) on `grid` and `block` with `args`, packed as "
+             nb::arg("block"), nb::arg("args") = nb::tuple(), deps(), nb::arg("shared") = 0,
+             "A node launching `func` (a Function) on `grid` and `block` with `args` (a tuple or "
+             "list of its arguments), packed as "
              "prepared_call packs them where func is prepared, else as __call__ does (by type: "
              "NumPy scalars and device memory); `shared` bytes of dynamic shared memory. The "
              "arguments are kept with the graph; In/Out/InOut are refused.")
@@ -329,8 +359,8 @@ void bind_graph(nb::module_& m) {
              nb::arg("count"), nb::arg("element_size") = 1, deps(),
              "A node setting `count` elements of `element_size` (1, 2 or 4) bytes at `dest` to "
              "`value`, as memset_d8/d16/d32 do.")
-        .def("add_event_record_node", &add_event_node<&Graph::add_event_record>,
-             nb::arg("event"), deps(), "A node recording `event` (an Event).")
+        .def("add_event_record_node", &add_event_node<&Graph::add_event_record>, nb::arg("event"),
+             deps(), "A node recording `event` (an Event).")
         .def("add_event_wait_node", &add_event_node<&Graph::add_event_wait>, nb::arg("event"),
              deps(), "A node waiting for `event` (recorded elsewhere) before its dependents run.")
         .def(
@@ -342,10 +372,14 @@ void bind_graph(nb::module_& m) {
             deps(), "A node that does nothing: one point for many nodes to depend on.")
         .def(
             "clone",
-            [](const PyGraph& g) { return PyGraph{g.graph->clone(), nb::steal<nb::list>(PySequence_List(g.uses.ptr()))}; },
+            [](const PyGraph& g) {
+                return PyGraph{g.graph->clone(),
+                               nb::steal<nb::list>(PySequence_List(g.uses.ptr()))};
+            },
             "A copy of the graph (cuGraphClone); its nodes are its own.")
-        .def_prop_ro("node_count", [](const PyGraph& g) { return g.graph->node_count(); },
-                     "The number of nodes.")
+        .def_prop_ro(
+            "node_count", [](const PyGraph& g) { return g.graph->node_count(); },
+            "The number of nodes.")
         .def("instantiate", &instantiate, nb::arg("flags") = 0,
              "The executable graph (cuGraphInstantiateWithFlags): a GraphExec to launch.")
         .def(
@@ -369,8 +403,7 @@ void bind_graph(nb::module_& m) {
         .def(
             "launch",
             [](const PyGraphExec& e, nb::handle stream) { e.exec->launch(stream_handle(stream)); },
-            nb::arg("stream").none() = nb::none(),
-            "Launch on `stream` (None: the default stream).")
+            nb::arg("stream").none() = nb::none(), "Launch on `stream` (None: the default stream).")
         .def(
             "upload",
             [](const PyGraphExec& e, nb::handle stream) { e.exec->upload(stream_handle(stream)); },
@@ -379,7 +412,7 @@ void bind_graph(nb::module_& m) {
         .def(
             "update",
             [](PyGraphExec& e, nb::handle graph) {
-                e.exec->update(*graph_of(graph).graph);
+                e.exec->update(*graph_of(graph, "graph").graph);
                 e.updated_from = nb::borrow(graph);
                 e.node_uses.clear();
             },
@@ -388,13 +421,13 @@ void bind_graph(nb::module_& m) {
             "dependencies (cuGraphExecUpdate). A refusal raises pycuda.driver.LogicError "
             "(code CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) saying why, and changes nothing.")
         .def("set_kernel_node_params", &set_kernel_node_params, nb::arg("node"),
-             nb::arg("args"), nb::arg("func").none() = nb::none(),
+             nb::arg("args").none() = nb::none(), nb::arg("func").none() = nb::none(),
              nb::arg("grid").none() = nb::none(), nb::arg("block").none() = nb::none(),
              nb::arg("shared").none() = nb::none(),
              "New arguments (packed as add_kernel_node packs them) and, where given, function, "
              "grid, block and shared size for `node`, a kernel node of the graph this was "
-             "instantiated from (cuGraphExecKernelNodeSetParams). What is not given is as the "
-             "node was added; with no args, its arguments.")
+             "instantiated from (cuGraphExecKernelNodeSetParams). What is not given (None) is as "
+             "the node was added.")
         .def_prop_ro("handle", [](const PyGraphExec& e) {
             return reinterpret_cast<std::uintptr_t>(e.exec->handle());
         });
@@ -412,10 +445,10 @@ void bind_graph(nb::module_& m) {
             [](PyStreamCapture* self, nb::handle stream, nb::handle mode) {
                 new (self) PyStreamCapture(stream, capture_mode_arg(mode));
             },
-            nb::arg("stream"), nb::arg("mode") = "relaxed")
+            nb::arg("stream").none(), nb::arg("mode").none() = "relaxed")
         .def("__enter__",
              [](nb::handle self) {
-                 nb::cast<PyStreamCapture&>(self).scope.enter();
+                 expect<PyStreamCapture>(self, "self", "StreamCapture").scope.enter();
                  return nb::borrow(self);
              })
         .def(
@@ -427,11 +460,11 @@ void bind_graph(nb::module_& m) {
                     c.scope.abandon(); // the block's exception is the one to see
                 return false;
             },
-            nb::arg("exc_type").none(), nb::arg("exc_value").none(),
-            nb::arg("traceback").none())
-        .def_prop_ro("graph", [](const PyStreamCapture& c) { return c.graph; },
-                     "The captured Graph once the block has ended without an exception, else "
-                     "None.")
+            nb::arg("exc_type").none(), nb::arg("exc_value").none(), nb::arg("traceback").none())
+        .def_prop_ro(
+            "graph", [](const PyStreamCapture& c) { return c.graph; },
+            "The captured Graph once the block has ended without an exception, else "
+            "None.")
         .def_prop_ro("stream", [](const PyStreamCapture& c) { return c.stream; })
         .def_prop_ro("mode", [](const PyStreamCapture& c) { return int(c.scope.mode()); });
 }

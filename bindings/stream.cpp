@@ -53,15 +53,19 @@ void bind_stream(nb::module_& m) {
              })
         .def(
             "begin_capture",
-            [](const Stream& s, nb::handle mode) { begin_capture(s.handle(), capture_mode_arg(mode)); },
-            nb::arg("mode") = "relaxed",
+            [](const Stream& s, nb::handle mode) {
+                begin_capture(s.handle(), capture_mode_arg(mode));
+            },
+            nb::arg("mode").none() = "relaxed",
             "Start recording the work queued on this stream into a graph instead of running it "
             "(cuStreamBeginCapture); `mode` is a capture_mode or 'global', 'thread_local', "
             "'relaxed'. Work queued with no stream still goes to the default stream: use "
             "capture() to capture GPUArray operators.")
         .def(
             "end_capture",
-            [](const Stream& s) { return PyGraph{end_capture(s.handle()), nb::list()}; },
+            [](const Stream& s) {
+                return PyGraph{end_capture(s.handle()), nb::list()};
+            },
             "Stop recording; returns the Graph of what was queued since begin_capture().")
         .def(
             "is_capturing",
@@ -73,7 +77,7 @@ void bind_stream(nb::module_& m) {
             "capture_status", [](const Stream& s) { return int(capture_status(s.handle())); },
             "The stream's capture_status: NONE, ACTIVE, or INVALIDATED (a forbidden call "
             "spoiled the capture; end_capture() will raise).")
-        .def("capture", &make_stream_capture, nb::arg("mode") = "relaxed",
+        .def("capture", &make_stream_capture, nb::arg("mode").none() = "relaxed",
              nb::sig("def capture(self, mode: int | str = 'relaxed') -> StreamCapture"),
              "A StreamCapture: `with stream.capture() as cap:` records the block's work on "
              "this stream, including work queued with no stream (GPUArray operators), into "

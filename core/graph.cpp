@@ -102,7 +102,7 @@ CUgraphNode Graph::add_memcpy(CopyEnd dest, CopyEnd src, std::size_t bytes,
     p.Depth = 1;
     CUgraphNode node = nullptr;
     PYCUDA_CALL(cuGraphAddMemcpyNode, &node, handle_, dependencies.data(), dependencies.size(), &p,
-                    context_->handle());
+                context_->handle());
     return node;
 }
 
@@ -118,19 +118,21 @@ CUgraphNode Graph::add_memset(CUdeviceptr dest, unsigned value, unsigned element
     p.height = 1;
     CUgraphNode node = nullptr;
     PYCUDA_CALL(cuGraphAddMemsetNode, &node, handle_, dependencies.data(), dependencies.size(), &p,
-                    context_->handle());
+                context_->handle());
     return node;
 }
 
 CUgraphNode Graph::add_event_record(CUevent event, GraphNodes dependencies) {
     CUgraphNode node = nullptr;
-    PYCUDA_CALL(cuGraphAddEventRecordNode, &node, handle_, dependencies.data(), dependencies.size(), event);
+    PYCUDA_CALL(cuGraphAddEventRecordNode, &node, handle_, dependencies.data(), dependencies.size(),
+                event);
     return node;
 }
 
 CUgraphNode Graph::add_event_wait(CUevent event, GraphNodes dependencies) {
     CUgraphNode node = nullptr;
-    PYCUDA_CALL(cuGraphAddEventWaitNode, &node, handle_, dependencies.data(), dependencies.size(), event);
+    PYCUDA_CALL(cuGraphAddEventWaitNode, &node, handle_, dependencies.data(), dependencies.size(),
+                event);
     return node;
 }
 

@@ -102,9 +102,8 @@ public:
     void update(const Graph& graph);
     /// cuGraphExecKernelNodeSetParams: new launch parameters for `node`, a kernel node of the
     /// graph this was made from (the function may change within its context).
-    void set_kernel_params(CUgraphNode node, const Function& f, const Dim3& grid,
-                           const Dim3& block, unsigned shared_bytes, void* params,
-                           std::size_t params_size);
+    void set_kernel_params(CUgraphNode node, const Function& f, const Dim3& grid, const Dim3& block,
+                           unsigned shared_bytes, void* params, std::size_t params_size);
 
 private:
     ContextPtr context_;

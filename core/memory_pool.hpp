@@ -19,9 +19,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <stdexcept>
-#include <mutex>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -50,6 +50,7 @@ public:
 
     explicit MemoryPool(Allocator allocator = Allocator()) : allocator_(std::move(allocator)) {}
     ~MemoryPool() {
+        open_batch_ = 0; // (free_held() frees nothing while a batch is open)
         free_held();
         for (auto& [p, claim] : claims_)
             if (claim.freed)
@@ -74,9 +75,9 @@ public:
                 --held_blocks_;
                 if (open_batch_ && !mark_locked(p)) {
                     bins_[bin].push_back(p); // cannot throw: the slot was just vacated
+                    ++held_blocks_;
                     throw std::bad_alloc();
                 }
-                --held_blocks_;
                 ++active_blocks_;
                 active_bytes_ += bytes;
                 return p;
