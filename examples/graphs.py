@@ -20,11 +20,16 @@ if __name__ == "__main__":
     a = gpuarray.to_gpu(rng.random(n, dtype=numpy.float32))
     b = gpuarray.to_gpu(rng.random(n, dtype=numpy.float32))
 
-    # Record (a + b) * 2 - a: three kernels and a temporary, nothing runs yet.
+    # Record (a + b) * 2 - a: three kernels and a temporary, nothing runs yet. (Running it once
+    # before compiles and loads its kernels, so that the capture records queued work only.)
+    expected = ((a + b) * 2 - a).get()
     stream = drv.Stream()
     with stream.capture() as cap:
         result = (a + b) * 2 - a
     step = cap.graph.instantiate()
+    step.launch(stream)
+    stream.synchronize()
+    assert numpy.array_equal(result.get(), expected), "captured graph, first launch"
 
     for _ in range(3):
         host_a = rng.random(n, dtype=numpy.float32)

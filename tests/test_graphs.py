@@ -442,22 +442,49 @@ def test_captured_kernel_launches_on_the_stream(ctx, add_kernel):
 
 @pytest.mark.gpu
 def test_pool_temporaries_of_a_graph_are_not_handed_out_while_it_lives(ctx):
+    import gc
+
     from pycuda import gpuarray
 
     host = np.arange(4096, dtype=np.float32)
     a = gpuarray.to_gpu(host)
     stream = drv.Stream()
     with stream.capture() as cap:
-        result = ((a + 1) * 3 - 2) * a  # three temporaries, freed inside the capture
+        t1 = a + 1
+        t2 = t1 * 3
+        result = (t2 - 2) * a
+        temporaries = {int(t1.gpudata), int(t2.gpudata)}
+        del t1, t2  # back to the pool inside the capture; each launch still writes them
     ge = cap.graph.instantiate()
     del cap
     others = [gpuarray.empty_like(a) for _ in range(16)]
-    for other in others:
-        other.fill(-1e6)  # would spoil the result if a temporary's memory were lent again
-    drv.Context.synchronize()
+    assert temporaries.isdisjoint(int(o.gpudata) for o in others)
     ge.launch(stream)
     stream.synchronize()
     np.testing.assert_allclose(result.get(), ((host + 1) * 3 - 2) * host)
+    del ge
+    gc.collect()
+    again = [gpuarray.empty_like(a) for _ in range(16)]
+    assert temporaries & {int(x.gpudata) for x in again}  # lent again once no graph needs them
+
+
+@pytest.mark.gpu
+def test_kernels_first_used_inside_a_capture(ctx):
+    from pycuda import gpuarray
+    from pycuda.elementwise import ElementwiseKernel
+
+    # A kernel no eager call has compiled: it is compiled and loaded while the capture runs.
+    axpb = ElementwiseKernel("float *y, float *x, float a, float b", "y[i] = a * x[i] + b")
+    host = np.linspace(-1, 1, 3000, dtype=np.float32)
+    x = gpuarray.to_gpu(host)
+    y = gpuarray.empty_like(x)
+    stream = drv.Stream()
+    with stream.capture() as cap:
+        axpb(y, x, np.float32(2.5), np.float32(-1))
+        z = abs(y) + 0.25
+    cap.graph.instantiate().launch(stream)
+    stream.synchronize()
+    np.testing.assert_allclose(z.get(), np.abs(2.5 * host - 1) + 0.25, rtol=1e-6)
 
 
 @pytest.mark.gpu
