@@ -3,7 +3,8 @@
  * From the project's newcomer reliability probe (shared/reviews/probes/hostemu.c), extended
  * for the exit tests: CUDA arrays, texture and surface objects, and module globals read from a
  * cubin's ELF symbols (so that texture references, which live in a module global, work).
- * Contexts, memory, copies, streams, events and modules behave; kernel launches do nothing.
+ * Contexts, memory, copies, streams, events and modules behave, and stream captures and graphs
+ * record and replay their memsets and copies; kernel launches do nothing.
  * Copies and memsets outside live allocations fail (CUDA_ERROR_INVALID_VALUE) as on a real
  * driver. Entry points not listed succeed without writing their outputs.
  * Build: gcc -shared -fPIC -O1 -o libcuda.so.1 hostemu.c
