@@ -23,9 +23,6 @@
 
 namespace pycuda::bindings {
 
-namespace {
-
-/// Grid or block from a tuple or list of 1 to 3 positive ints (NumPy ints too).
 Dim3 parse_dims(PyObject* obj, const char* what) {
     if (!PyTuple_Check(obj) && !PyList_Check(obj))
         throw nb::type_error((std::string(what) + " must be a tuple of 1 to 3 positive ints, got " +
@@ -71,6 +68,8 @@ unsigned shared_bytes(PyObject* obj) {
         throw nb::value_error("shared memory size does not fit in 32 bits");
     return static_cast<unsigned>(v);
 }
+
+namespace {
 
 /// Interned keyword names, compared by pointer first.
 struct Keywords {

@@ -14,6 +14,7 @@ void bind_memory_pool(nb::module_& m);
 void bind_async_memory(nb::module_& m);
 void bind_stream(nb::module_& m);
 void bind_event(nb::module_& m);
+void bind_graph(nb::module_& m);
 void bind_module(nb::module_& m);
 void bind_function(nb::module_& m);
 void bind_array_base(nb::module_& m);
@@ -45,6 +46,7 @@ NB_MODULE(_driver, m) {
     bind_async_memory(m);
     bind_stream(m);
     bind_event(m);
+    bind_graph(m);
     bind_module(m);
     bind_function(m);
     bind_array_base(m);

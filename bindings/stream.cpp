@@ -1,6 +1,8 @@
 // bindings/stream.cpp: pycuda._driver.Stream.
 #include "bindings/stream.hpp"
 
+#include "bindings/graph.hpp"
+
 #include "core/event.hpp"
 #include "core/stream.hpp"
 
@@ -51,9 +53,41 @@ void bind_stream(nb::module_& m) {
         .def_prop_ro("priority", &Stream::priority)
         .def_prop_ro("handle",
                      [](const Stream& s) { return reinterpret_cast<std::uintptr_t>(s.handle()); })
-        .def("__cuda_stream__", [](const Stream& s) {
-            return nb::make_tuple(0, reinterpret_cast<std::uintptr_t>(s.handle()));
-        });
+        .def("__cuda_stream__",
+             [](const Stream& s) {
+                 return nb::make_tuple(0, reinterpret_cast<std::uintptr_t>(s.handle()));
+             })
+        .def(
+            "begin_capture",
+            [](const Stream& s, nb::handle mode) {
+                begin_capture(s.handle(), capture_mode_arg(mode));
+            },
+            nb::arg("mode").none() = "relaxed",
+            "Start recording the work queued on this stream into a graph instead of running it "
+            "(cuStreamBeginCapture); `mode` is a capture_mode or 'global', 'thread_local', "
+            "'relaxed'. Work queued with no stream still goes to the default stream: use "
+            "capture() to capture GPUArray operators.")
+        .def(
+            "end_capture",
+            [](const Stream& s) {
+                return PyGraph{end_capture(s.handle()), nb::list()};
+            },
+            "Stop recording; returns the Graph of what was queued since begin_capture().")
+        .def(
+            "is_capturing",
+            [](const Stream& s) {
+                return capture_status(s.handle()) == CU_STREAM_CAPTURE_STATUS_ACTIVE;
+            },
+            "True while the stream is capturing (and the capture is still valid).")
+        .def(
+            "capture_status", [](const Stream& s) { return int(capture_status(s.handle())); },
+            "The stream's capture_status: NONE, ACTIVE, or INVALIDATED (a forbidden call "
+            "spoiled the capture; end_capture() will raise).")
+        .def("capture", &make_stream_capture, nb::arg("mode").none() = "relaxed",
+             nb::sig("def capture(self, mode: int | str = 'relaxed') -> StreamCapture"),
+             "A StreamCapture: `with stream.capture() as cap:` records the block's work on "
+             "this stream, including work queued with no stream (GPUArray operators), into "
+             "cap.graph.");
 }
 
 } // namespace pycuda::bindings

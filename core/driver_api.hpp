@@ -139,6 +139,27 @@ namespace pycuda {
     X(cuStreamWaitEvent, 3020, true)                                                               \
     X(cuStreamGetFlags, 5050, true)                                                                \
     X(cuStreamGetPriority, 5050, true)                                                             \
+    X(cuStreamBeginCapture, 10010, false)                                                          \
+    X(cuStreamEndCapture, 10000, false)                                                            \
+    X(cuStreamIsCapturing, 10000, false)                                                           \
+    X(cuGraphCreate, 10000, false)                                                                 \
+    X(cuGraphDestroy, 10000, false)                                                                \
+    X(cuGraphClone, 10000, false)                                                                  \
+    X(cuGraphGetNodes, 10000, false)                                                               \
+    X(cuGraphNodeGetType, 10000, false)                                                            \
+    X(cuGraphAddKernelNode, 12000, false)                                                          \
+    X(cuGraphAddMemcpyNode, 10000, false)                                                          \
+    X(cuGraphAddMemsetNode, 10000, false)                                                          \
+    X(cuGraphAddEventRecordNode, 11010, false)                                                     \
+    X(cuGraphAddEventWaitNode, 11010, false)                                                       \
+    X(cuGraphAddEmptyNode, 10000, false)                                                           \
+    X(cuGraphDebugDotPrint, 11030, false)                                                          \
+    X(cuGraphInstantiateWithFlags, 11040, false)                                                   \
+    X(cuGraphExecDestroy, 10000, false)                                                            \
+    X(cuGraphLaunch, 10000, false)                                                                 \
+    X(cuGraphUpload, 11010, false)                                                                 \
+    X(cuGraphExecUpdate, 12000, false)                                                             \
+    X(cuGraphExecKernelNodeSetParams, 12000, false)                                                \
     X(cuEventCreate, 2000, true)                                                                   \
     X(cuEventDestroy, 4000, true)                                                                  \
     X(cuEventRecord, 2000, true)                                                                   \

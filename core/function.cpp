@@ -3,6 +3,8 @@
 #include "core/function.hpp"
 
 #include "core/error.hpp"
+#include "core/stream.hpp"
+#include "core/stream_capture.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -156,6 +158,7 @@ void Function::launch(const Dim3& grid, const Dim3& block, unsigned shared_bytes
                       void* params, std::size_t params_size) const {
     void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params, CU_LAUNCH_PARAM_BUFFER_SIZE,
                      &params_size, CU_LAUNCH_PARAM_END};
+    stream = stream_or_current(stream);
     // A kernel without parameters gets no parameter buffer at all.
     CUresult rc =
         driver().cuLaunchKernel(handle_, grid[0], grid[1], grid[2], block[0], block[1], block[2],
@@ -243,6 +246,9 @@ void check_cluster_dims(const Dim3& grid, const Dim3& cluster) {
                 std::to_string(grid[i]) + " is not divisible by cluster " +
                 std::string(1, axis[i]) + " = " + std::to_string(cluster[i]));
     }
+    // A captured launch runs whenever its graph does: the module must stay loaded until then.
+    if (captures_running()) [[unlikely]]
+        capture_uses(stream, module_);
 }
 
 void check_launch_dims(const Dim3& grid, const Dim3& block, unsigned max_threads,

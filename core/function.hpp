@@ -63,8 +63,9 @@ public:
     /// Threads per block this kernel can launch with (registers included), queried once.
     unsigned max_threads_per_block();
 
-    /// cuLaunchKernel with a packed parameter buffer. A launch with no current context is
-    /// CudaError(INVALID_CONTEXT) saying so.
+    /// cuLaunchKernel with a packed parameter buffer on `stream` (null: this thread's current
+    /// stream, core/stream.hpp). A launch with no current context is CudaError(INVALID_CONTEXT)
+    /// saying so.
     void launch(const Dim3& grid, const Dim3& block, unsigned shared_bytes, CUstream stream,
                 void* params, std::size_t params_size) const;
     /// cuLaunchKernelEx with `attrs` (a cluster shape that tiles the grid, checked by

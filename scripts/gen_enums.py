@@ -42,6 +42,14 @@ ENUMS = [
     ),
     ("array_cubemap_face", "CUarray_cubemap_face", "CU_CUBEMAP_FACE_", "Cubemap faces."),
     ("ipc_mem_flags", "CUipcMem_flags", "CU_IPC_MEM_", "IPC memory flags."),
+    ("capture_mode", "CUstreamCaptureMode", "CU_STREAM_CAPTURE_MODE_", "Stream capture modes."),
+    (
+        "capture_status",
+        "CUstreamCaptureStatus",
+        "CU_STREAM_CAPTURE_STATUS_",
+        "Stream capture states.",
+    ),
+    ("graph_node_type", "CUgraphNodeType", "CU_GRAPH_NODE_TYPE_", "Kinds of graph nodes."),
 ]
 
 # Members that newer headers dropped but PyCUDA programs still name (value from CUDA 12).

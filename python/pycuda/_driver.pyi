@@ -677,6 +677,29 @@ class Stream:
 
     def __cuda_stream__(self) -> tuple: ...
 
+    def begin_capture(self, mode: object | None = 'relaxed') -> None:
+        """
+        Start recording the work queued on this stream into a graph instead of running it (cuStreamBeginCapture); `mode` is a capture_mode or 'global', 'thread_local', 'relaxed'. Work queued with no stream still goes to the default stream: use capture() to capture GPUArray operators.
+        """
+
+    def end_capture(self) -> Graph:
+        """
+        Stop recording; returns the Graph of what was queued since begin_capture().
+        """
+
+    def is_capturing(self) -> bool:
+        """True while the stream is capturing (and the capture is still valid)."""
+
+    def capture_status(self) -> int:
+        """
+        The stream's capture_status: NONE, ACTIVE, or INVALIDATED (a forbidden call spoiled the capture; end_capture() will raise).
+        """
+
+    def capture(self, mode: int | str = 'relaxed') -> StreamCapture:
+        """
+        A StreamCapture: `with stream.capture() as cap:` records the block's work on this stream, including work queued with no stream (GPUArray operators), into cap.graph.
+        """
+
 class Event:
     """
     A marker in a stream, for synchronization and timing.
@@ -710,6 +733,137 @@ class Event:
 
     @property
     def handle(self) -> int: ...
+
+class GraphNode:
+    """
+    A node of a Graph, made by its add_*_node methods: a dependency of later nodes, and for kernel nodes the handle GraphExec.set_kernel_node_params takes.
+    """
+
+    @property
+    def graph(self) -> object:
+        """The Graph the node belongs to."""
+
+    @property
+    def type(self) -> int:
+        """The node's kind, a graph_node_type (KERNEL, MEMCPY, MEMSET, ...)."""
+
+    @property
+    def handle(self) -> int: ...
+
+class Graph:
+    """
+    A CUDA graph: work (kernels, copies, memsets, events) and the dependencies between its parts, launched all at once by the GraphExec that instantiate() makes. Made empty in the current context and built node by node, or returned by Stream.end_capture() and StreamCapture.graph. It keeps what its nodes use (arguments, events, host buffers) alive.
+
+        g = drv.Graph()
+        fill = g.add_memset_node(dev_a, 0, n, element_size=4)
+        k = g.add_kernel_node(func, (blocks, 1), (256, 1, 1), (dev_a, numpy.int32(n)),
+                              dependencies=[fill])
+        g.add_memcpy_node(host_a, dev_a, dependencies=[k])
+        g.instantiate().launch()
+    """
+
+    def __init__(self) -> None: ...
+
+    def add_kernel_node(self, func: object, grid: object, block: object, args: object = (), dependencies: object | None = None, shared: object = 0) -> GraphNode:
+        """
+        A node launching `func` (a Function) on `grid` and `block` with `args` (a tuple or list of its arguments), packed as prepared_call packs them where func is prepared, else as __call__ does (by type: NumPy scalars and device memory); `shared` bytes of dynamic shared memory. The arguments are kept with the graph; In/Out/InOut are refused.
+        """
+
+    def add_memcpy_node(self, dest: object, src: object, nbytes: object | None = None, dependencies: object | None = None) -> GraphNode:
+        """
+        A node copying `nbytes` bytes from `src` to `dest`, each device memory (DeviceAllocation, GPUArray, int address, ...) or a contiguous host buffer (held by the graph; page-locked memory copies fastest). nbytes defaults to the host buffer's size.
+        """
+
+    def add_memset_node(self, dest: object, value: int, count: int, element_size: int = 1, dependencies: object | None = None) -> GraphNode:
+        """
+        A node setting `count` elements of `element_size` (1, 2 or 4) bytes at `dest` to `value`, as memset_d8/d16/d32 do.
+        """
+
+    def add_event_record_node(self, event: object, dependencies: object | None = None) -> GraphNode:
+        """A node recording `event` (an Event)."""
+
+    def add_event_wait_node(self, event: object, dependencies: object | None = None) -> GraphNode:
+        """
+        A node waiting for `event` (recorded elsewhere) before its dependents run.
+        """
+
+    def add_empty_node(self, dependencies: object | None = None) -> GraphNode:
+        """A node that does nothing: one point for many nodes to depend on."""
+
+    def clone(self) -> Graph:
+        """A copy of the graph (cuGraphClone); its nodes are its own."""
+
+    @property
+    def node_count(self) -> int:
+        """The number of nodes."""
+
+    def instantiate(self, flags: int = 0) -> GraphExec:
+        """
+        The executable graph (cuGraphInstantiateWithFlags): a GraphExec to launch.
+        """
+
+    def debug_dot_print(self, path: object, flags: int = 1) -> None:
+        """
+        Write the graph to `path` in Graphviz DOT (flags: CUgraphDebugDot_flags; 1, the default, is verbose).
+        """
+
+    @property
+    def handle(self) -> int: ...
+
+class GraphExec:
+    """
+    An executable graph, made by Graph.instantiate(): launched with one call, updated in place where the driver allows it.
+
+        ge = graph.instantiate()
+        ge.launch(stream)
+        ge.update(graph_with_new_parameters)
+    """
+
+    def launch(self, stream: object | None = None) -> None:
+        """Launch on `stream` (None: the default stream)."""
+
+    def upload(self, stream: object | None = None) -> None:
+        """Prepare the launch on `stream` ahead of time (cuGraphUpload)."""
+
+    def update(self, graph: object) -> None:
+        """
+        Take the node parameters of `graph`, which must have the same nodes and dependencies (cuGraphExecUpdate). A refusal raises pycuda.driver.LogicError (code CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) saying why, and changes nothing.
+        """
+
+    def set_kernel_node_params(self, node: object, args: object | None = None, func: object | None = None, grid: object | None = None, block: object | None = None, shared: object | None = None) -> None:
+        """
+        New arguments (packed as add_kernel_node packs them) and, where given, function, grid, block and shared size for `node`, a kernel node of the graph this was instantiated from (cuGraphExecKernelNodeSetParams). What is not given (None) is as the node was added.
+        """
+
+    @property
+    def handle(self) -> int: ...
+
+class StreamCapture:
+    """
+    A `with` block capturing a stream into a Graph (made by Stream.capture()). Inside it, work of this thread queued with no stream (GPUArray operators, prepared_call, memset_d8, ...) goes to the capturing stream, so it is captured too.
+
+        with stream.capture() as cap:
+            c = a + b
+        ge = cap.graph.instantiate()
+    """
+
+    def __init__(self, stream: object | None, mode: object | None = 'relaxed') -> None: ...
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(self, exc_type: object | None, exc_value: object | None, traceback: object | None) -> bool: ...
+
+    @property
+    def graph(self) -> object:
+        """
+        The captured Graph once the block has ended without an exception, else None.
+        """
+
+    @property
+    def stream(self) -> object: ...
+
+    @property
+    def mode(self) -> int: ...
 
 class Module:
     """
