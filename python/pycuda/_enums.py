@@ -512,7 +512,7 @@ class ipc_mem_flags(_DriverEnum):
 
 
 class host_alloc_flags:
-    pass
+    """Flags of pagelocked_empty and the other page-locked allocations (mem_flags=)."""
 
 
 host_alloc_flags.PORTABLE = 1
@@ -521,7 +521,7 @@ host_alloc_flags.WRITECOMBINED = 4
 
 
 class mem_host_register_flags:
-    pass
+    """Flags of register_host_memory."""
 
 
 mem_host_register_flags.PORTABLE = 1
