@@ -39,6 +39,7 @@ PUBLIC_MODULES = [
     "pycuda.sparse.operator",
     "pycuda.sparse.inner",
     "pycuda.sparse.pkt_build",
+    "pycuda.compyte",
     "pycuda.compyte.dtypes",
     "pycuda.compyte.array",
 ]
