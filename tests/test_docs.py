@@ -139,3 +139,31 @@ def test_every_example_is_shown_and_every_included_file_exists():
     assert examples, "no examples found"
     missing = sorted(p.name for p in examples - included)
     assert not missing, f"examples no page shows: {missing}"
+
+
+def _undocumented(body: list[ast.stmt], prefix: str = "") -> list[str]:
+    """Public functions, classes, methods and properties in `body` without a docstring; of an
+    overloaded name, one documented variant is enough, and property setters share the getter's."""
+    missing = []
+    documented_overloads = {
+        node.name for node in body if isinstance(node, ast.FunctionDef) and ast.get_docstring(node)
+    }
+    for node in body:
+        if not isinstance(node, (ast.FunctionDef, ast.ClassDef)) or node.name.startswith("_"):
+            continue
+        decorators = [ast.unparse(d) for d in getattr(node, "decorator_list", [])]
+        if any(d.endswith(".setter") for d in decorators):
+            continue
+        if not ast.get_docstring(node) and node.name not in documented_overloads:
+            missing.append(prefix + node.name)
+        if isinstance(node, ast.ClassDef):
+            missing += _undocumented(node.body, f"{prefix}{node.name}.")
+    return missing
+
+
+def test_every_public_name_of_the_extension_has_a_docstring():
+    # The committed stub carries the compiled extension's docstrings (tests/test_stubs.py keeps
+    # it equal to the built module), so the reference pages of pycuda.driver have text for all.
+    tree = ast.parse((PACKAGE / "_driver.pyi").read_text())
+    missing = sorted(set(_undocumented(tree.body)))
+    assert not missing, f"pycuda._driver names without a docstring: {missing}"
