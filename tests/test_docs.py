@@ -5,7 +5,10 @@ and every example is shown. scripts/build_docs.sh builds the pages themselves.""
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 import re
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -167,3 +170,40 @@ def test_every_public_name_of_the_extension_has_a_docstring():
     tree = ast.parse((PACKAGE / "_driver.pyi").read_text())
     missing = sorted(set(_undocumented(tree.body)))
     assert not missing, f"pycuda._driver names without a docstring: {missing}"
+
+
+def test_every_public_python_name_has_a_docstring():
+    # What the reference pages show for the Python modules: each module, and each class,
+    # function and method of pycuda's Python code that a public module offers (those defined
+    # in private modules included; NumPy's and the standard library's left out).
+    missing = []
+    checked = 0
+    seen: set[int] = set()
+    for name in sorted(public_modules() - {"pycuda.autoinit", "pycuda.autoprimaryctx"}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # pycuda.sparse, as the original
+            module = importlib.import_module(name)
+        if not (module.__doc__ or "").strip():
+            missing.append(name)
+        for attr, obj in vars(module).items():
+            home = getattr(obj, "__module__", None)
+            if attr.startswith("_") or not isinstance(home, str) or id(obj) in seen:
+                continue
+            # The extension's names are checked in its stub (the test above).
+            if not home.startswith("pycuda") or home == "pycuda._driver":
+                continue
+            if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+                continue
+            seen.add(id(obj))
+            checked += 1
+            if not (obj.__doc__ or "").strip():
+                missing.append(f"{name}.{attr}")
+            if inspect.isclass(obj):
+                for member, value in vars(obj).items():
+                    func = value.fget if isinstance(value, property) else value
+                    if member.startswith("_") or not inspect.isfunction(func):
+                        continue
+                    if not (func.__doc__ or "").strip():
+                        missing.append(f"{name}.{attr}.{member}")
+    assert checked > 100, "the scan found too few classes and functions"
+    assert not missing, f"public names without a docstring: {missing}"
