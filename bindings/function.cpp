@@ -560,17 +560,20 @@ void bind_function(nb::module_& m) {
             [](Function& f, int attr, int value) {
                 f.set_attribute(static_cast<CUfunction_attribute>(attr), value);
             },
-            nb::arg("attr"), nb::arg("value"))
+            nb::arg("attr"), nb::arg("value"),
+            "cuFuncSetAttribute: set a function_attribute, such as "
+            "MAX_DYNAMIC_SHARED_SIZE_BYTES.")
         .def(
             "set_cache_config",
             [](Function& f, int config) { f.set_cache_config(static_cast<CUfunc_cache>(config)); },
-            nb::arg("config"))
+            nb::arg("config"), "Prefer shared memory or L1 for this kernel (a func_cache value).")
         .def(
             "set_shared_config",
             [](Function& f, int config) {
                 f.set_shared_config(static_cast<CUsharedconfig>(config));
             },
-            nb::arg("config"))
+            nb::arg("config"),
+            "The shared memory bank size for this kernel (a shared_config value).")
         .def("max_active_blocks_per_multiprocessor",
              &Function::max_active_blocks_per_multiprocessor, nb::arg("block_size"),
              nb::arg("dynamic_smem") = 0, "Occupancy: resident blocks per multiprocessor.")
@@ -589,9 +592,11 @@ void bind_function(nb::module_& m) {
              nb::arg("shared") = 0,
              "How many clusters of shape `cluster` can be resident on the device at once "
              "(cuOccupancyMaxActiveClusters; compute capability 9.0+).")
-        .def_prop_ro("function_name", &Function::name)
-        .def_prop_ro("handle",
-                     [](const Function& f) { return reinterpret_cast<std::uintptr_t>(f.handle()); })
+        .def_prop_ro("function_name", &Function::name, "The kernel's name in its module.")
+        .def_prop_ro(
+            "handle",
+            [](const Function& f) { return reinterpret_cast<std::uintptr_t>(f.handle()); },
+            "The CUfunction, as an int.")
         .def("__getattr__", [](const Function& f, const std::string& name) {
             int attr = attribute_by_name(name);
             if (attr < 0)

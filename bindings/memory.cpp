@@ -140,7 +140,8 @@ void bind_allocations(nb::module_& m) {
         m, "ManagedAllocation", nb::type_slots(host_buffer_slots<ManagedAllocation>()),
         "Unified memory (cuMemAllocManaged) behind managed_empty(); one address for host and "
         "device.")
-        .def("get_device_pointer", &ManagedAllocation::device_pointer)
+        .def("get_device_pointer", &ManagedAllocation::device_pointer,
+             "The memory's address, which host and device share.")
         .def(
             "attach",
             [](const ManagedAllocation& a, unsigned flags, nb::handle stream) {
@@ -158,7 +159,8 @@ void bind_allocations(nb::module_& m) {
         "        def get_pointer(self):\n"
         "            return int(self.buf)")
         .def(nb::init<>())
-        .def("get_pointer", &PointerHolderBase::get_pointer)
+        .def("get_pointer", &PointerHolderBase::get_pointer,
+             "The device address this object stands for, as an int; a subclass overrides it.")
         .def("__int__", &PointerHolderBase::get_pointer)
         .def("__index__", &PointerHolderBase::get_pointer)
         .def(
@@ -166,7 +168,9 @@ void bind_allocations(nb::module_& m) {
             [](const PointerHolderBase& h, size_t size, size_t offset) {
                 return device_memoryview(h.get_pointer(), SIZE_MAX, size, offset);
             },
-            nb::arg("size"), nb::arg("offset") = 0);
+            nb::arg("size"), nb::arg("offset") = 0,
+            "A memoryview of `size` bytes at get_pointer() + `offset` (host-readable only for "
+            "managed or host-mapped memory).");
 }
 
 void bind_ipc(nb::module_& m) {
@@ -194,7 +198,9 @@ void bind_ipc(nb::module_& m) {
             nb::arg("handle"), nb::arg("flags") = unsigned{CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS})
         .def("__int__", &IpcMemoryHandle::ptr)
         .def("__index__", &IpcMemoryHandle::ptr)
-        .def("close", &IpcMemoryHandle::close);
+        .def("close", &IpcMemoryHandle::close,
+             "Close the mapping now (cuIpcCloseMemHandle); the memory stays the other "
+             "process's.");
 }
 
 void bind_mem_functions(nb::module_& m) {

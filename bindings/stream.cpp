@@ -46,13 +46,15 @@ void bind_stream(nb::module_& m) {
                 s.synchronize();
             },
             "Wait until all work queued on the stream is done.")
-        .def("is_done", &Stream::is_done)
+        .def("is_done", &Stream::is_done, "Whether all work queued on the stream is done.")
         .def("wait_for_event", &Stream::wait_for_event, nb::arg("event"),
              "Make later work on this stream wait for `event`.")
-        .def_prop_ro("flags", &Stream::flags)
-        .def_prop_ro("priority", &Stream::priority)
-        .def_prop_ro("handle",
-                     [](const Stream& s) { return reinterpret_cast<std::uintptr_t>(s.handle()); })
+        .def_prop_ro("flags", &Stream::flags, "The stream_flags it was created with.")
+        .def_prop_ro("priority", &Stream::priority,
+                     "Its priority (lower numbers run first; 0 is the default).")
+        .def_prop_ro(
+            "handle", [](const Stream& s) { return reinterpret_cast<std::uintptr_t>(s.handle()); },
+            "The CUstream, as an int.")
         .def("__cuda_stream__",
              [](const Stream& s) {
                  return nb::make_tuple(0, reinterpret_cast<std::uintptr_t>(s.handle()));

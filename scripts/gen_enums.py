@@ -71,8 +71,12 @@ ALIASES = {
 
 # Plain classes of #define'd flags, as the original has them.
 DEFINES = [
-    ("host_alloc_flags", "CU_MEMHOSTALLOC_"),
-    ("mem_host_register_flags", "CU_MEMHOSTREGISTER_"),
+    (
+        "host_alloc_flags",
+        "CU_MEMHOSTALLOC_",
+        "Flags of pagelocked_empty and the other page-locked allocations (mem_flags=).",
+    ),
+    ("mem_host_register_flags", "CU_MEMHOSTREGISTER_", "Flags of register_host_memory."),
 ]
 
 
@@ -152,8 +156,8 @@ def main() -> None:
         lines += ["", f"class {py_name}(_DriverEnum):", f'    """{doc}"""', ""]
         values = enum_members(py_name, prefix, enums[c_name])
         lines += [f"    {member} = {value}" for member, value in values.items()]
-    for py_name, prefix in DEFINES:
-        lines += ["", f"class {py_name}:", "    pass", ""]
+    for py_name, prefix, doc in DEFINES:
+        lines += ["", f"class {py_name}:", f'    """{doc}"""', ""]
         for key, value in re.findall(rf"#define ({prefix}\w+)\s+(0x[0-9a-fA-F]+|\d+)", text):
             lines.append(f"{py_name}.{key[len(prefix) :]} = {int(value, 0)}")
     lines += [

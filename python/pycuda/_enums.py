@@ -547,7 +547,7 @@ class graph_node_type(_DriverEnum):
 
 
 class host_alloc_flags:
-    pass
+    """Flags of pagelocked_empty and the other page-locked allocations (mem_flags=)."""
 
 
 host_alloc_flags.PORTABLE = 1
@@ -556,7 +556,7 @@ host_alloc_flags.WRITECOMBINED = 4
 
 
 class mem_host_register_flags:
-    pass
+    """Flags of register_host_memory."""
 
 
 mem_host_register_flags.PORTABLE = 1

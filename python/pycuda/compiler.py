@@ -616,8 +616,8 @@ class CudaModule:
 class SourceModule(CudaModule):
     """CUDA C source compiled (NVRTC, cached) and loaded into the current context.
 
-    mod = SourceModule("__global__ void f(float *a) { a[threadIdx.x] *= 2; }")
-    f = mod.get_function("f")
+        mod = SourceModule("__global__ void f(float *a) { a[threadIdx.x] *= 2; }")
+        f = mod.get_function("f")
 
     Each SourceModule has a module of its own, with its own ``__device__``/``__constant__``
     variables and texture references, as in the original; except that SourceModules of one
@@ -727,10 +727,14 @@ class DynamicModule(CudaModule):
         return self
 
     def add_data(self, data: bytes, input_type: int, name: str = "unknown") -> DynamicModule:
+        """Add ``data`` (PTX, a cubin, a fatbin, an object or a library, as ``input_type``, a
+        ``jit_input_type``, says) to the link."""
         self.linker.add_data(data, input_type, name)
         return self
 
     def add_file(self, filename: str, input_type: int) -> DynamicModule:
+        """Add the file ``filename`` of kind ``input_type`` (a ``jit_input_type``) to the
+        link."""
         self.linker.add_file(filename, input_type)
         return self
 

@@ -276,11 +276,13 @@ class Argument:
 
 
 class VectorArg(Argument):
-    """A pointer argument: ``VectorArg(numpy.float32, "x").declarator()`` is 'float *x'."""
+    """A pointer argument: ``VectorArg(numpy.float32, "x").declarator()`` is
+    ``"float *x"``."""
 
     struct_char = "P"
 
     def declarator(self) -> str:
+        """The C declaration of this parameter, ``"float *x"``."""
         return f"{dtype_to_ctype(self.dtype)} *{self.name}"
 
 
@@ -288,10 +290,13 @@ class ScalarArg(Argument):
     """A by-value argument: ``ScalarArg(numpy.int32, "n").declarator()`` is 'int n'."""
 
     def declarator(self) -> str:
+        """The C declaration of this parameter, ``"int n"``."""
         return f"{dtype_to_ctype(self.dtype)} {self.name}"
 
     @property
     def struct_char(self) -> str:
+        """Its code in a ``Function.prepare`` format: the dtype's character, or ``"<n>s"``
+        for a struct (or bfloat16) of ``n`` bytes."""
         # Structs, and bfloat16 (an ml_dtypes 'V' type the packer has no code for), travel as
         # their bytes: the dtype table's struct_char for them.
         return f"{self.dtype.itemsize}s" if self.dtype.kind == "V" else self.dtype.char
