@@ -321,9 +321,10 @@ void bind_graph(nb::module_& m) {
         .def_prop_ro(
             "type", [](const PyGraphNode& n) { return int(graph_node_type(n.handle)); },
             "The node's kind, a graph_node_type (KERNEL, MEMCPY, MEMSET, ...).")
-        .def_prop_ro("handle", [](const PyGraphNode& n) {
-            return reinterpret_cast<std::uintptr_t>(n.handle);
-        });
+        .def_prop_ro(
+            "handle",
+            [](const PyGraphNode& n) { return reinterpret_cast<std::uintptr_t>(n.handle); },
+            "The CUgraphNode, as an int.");
 
     nb::class_<PyGraph>(
         m, "Graph",
@@ -390,9 +391,10 @@ void bind_graph(nb::module_& m) {
             nb::arg("path"), nb::arg("flags") = 1,
             "Write the graph to `path` in Graphviz DOT (flags: CUgraphDebugDot_flags; 1, the "
             "default, is verbose).")
-        .def_prop_ro("handle", [](const PyGraph& g) {
-            return reinterpret_cast<std::uintptr_t>(g.graph->handle());
-        });
+        .def_prop_ro(
+            "handle",
+            [](const PyGraph& g) { return reinterpret_cast<std::uintptr_t>(g.graph->handle()); },
+            "The CUgraph, as an int.");
 
     nb::class_<PyGraphExec>(m, "GraphExec",
                             "An executable graph, made by Graph.instantiate(): launched with "
@@ -428,9 +430,10 @@ void bind_graph(nb::module_& m) {
              "grid, block and shared size for `node`, a kernel node of the graph this was "
              "instantiated from (cuGraphExecKernelNodeSetParams). What is not given (None) is as "
              "the node was added.")
-        .def_prop_ro("handle", [](const PyGraphExec& e) {
-            return reinterpret_cast<std::uintptr_t>(e.exec->handle());
-        });
+        .def_prop_ro(
+            "handle",
+            [](const PyGraphExec& e) { return reinterpret_cast<std::uintptr_t>(e.exec->handle()); },
+            "The CUgraphExec, as an int.");
 
     nb::class_<PyStreamCapture>(
         m, "StreamCapture",
@@ -465,8 +468,12 @@ void bind_graph(nb::module_& m) {
             "graph", [](const PyStreamCapture& c) { return c.graph; },
             "The captured Graph once the block has ended without an exception, else "
             "None.")
-        .def_prop_ro("stream", [](const PyStreamCapture& c) { return c.stream; })
-        .def_prop_ro("mode", [](const PyStreamCapture& c) { return int(c.scope.mode()); });
+        .def_prop_ro(
+            "stream", [](const PyStreamCapture& c) { return c.stream; },
+            "The Stream being captured.")
+        .def_prop_ro(
+            "mode", [](const PyStreamCapture& c) { return int(c.scope.mode()); },
+            "The capture_mode, as an int.");
 }
 
 } // namespace pycuda::bindings

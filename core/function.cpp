@@ -165,6 +165,9 @@ void Function::launch(const Dim3& grid, const Dim3& block, unsigned shared_bytes
                                 shared_bytes, stream, nullptr, params_size != 0 ? extra : nullptr);
     if (rc != CUDA_SUCCESS) [[unlikely]]
         throw_launch_failure(rc, "cuLaunchKernel", grid, block, shared_bytes, nullptr);
+    // A captured launch runs whenever its graph does: the module must stay loaded until then.
+    if (captures_running()) [[unlikely]]
+        capture_uses(stream, module_);
 }
 
 void Function::launch(const Dim3& grid, const Dim3& block, unsigned shared_bytes, CUstream stream,
@@ -182,6 +185,7 @@ void Function::launch(const Dim3& grid, const Dim3& block, unsigned shared_bytes
         list[n].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
         list[n++].value.cooperative = 1;
     }
+    stream = stream_or_current(stream);
     CUlaunchConfig config = launch_config(grid, block, shared_bytes, stream);
     config.attrs = list;
     config.numAttrs = n;
@@ -190,6 +194,8 @@ void Function::launch(const Dim3& grid, const Dim3& block, unsigned shared_bytes
     CUresult rc = launch_ex(&config, handle_, nullptr, params_size != 0 ? extra : nullptr);
     if (rc != CUDA_SUCCESS)
         throw_launch_failure(rc, "cuLaunchKernelEx", grid, block, shared_bytes, &attrs);
+    if (captures_running()) [[unlikely]]
+        capture_uses(stream, module_);
 }
 
 void Function::throw_launch_failure(CUresult rc, const char* routine, const Dim3& grid,
@@ -246,9 +252,6 @@ void check_cluster_dims(const Dim3& grid, const Dim3& cluster) {
                 std::to_string(grid[i]) + " is not divisible by cluster " +
                 std::string(1, axis[i]) + " = " + std::to_string(cluster[i]));
     }
-    // A captured launch runs whenever its graph does: the module must stay loaded until then.
-    if (captures_running()) [[unlikely]]
-        capture_uses(stream, module_);
 }
 
 void check_launch_dims(const Dim3& grid, const Dim3& block, unsigned max_threads,

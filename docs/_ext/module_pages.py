@@ -32,6 +32,7 @@ PUBLIC_MODULES = [
     "pycuda.curandom",
     "pycuda.characterize",
     "pycuda.debug",
+    "pycuda.profiler",
     "pycuda.sparse",
     "pycuda.sparse.packeted",
     "pycuda.sparse.coordinate",

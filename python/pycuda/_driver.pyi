@@ -834,7 +834,8 @@ class GraphNode:
         """The node's kind, a graph_node_type (KERNEL, MEMCPY, MEMSET, ...)."""
 
     @property
-    def handle(self) -> int: ...
+    def handle(self) -> int:
+        """The CUgraphNode, as an int."""
 
 class Graph:
     """
@@ -894,7 +895,8 @@ class Graph:
         """
 
     @property
-    def handle(self) -> int: ...
+    def handle(self) -> int:
+        """The CUgraph, as an int."""
 
 class GraphExec:
     """
@@ -922,7 +924,8 @@ class GraphExec:
         """
 
     @property
-    def handle(self) -> int: ...
+    def handle(self) -> int:
+        """The CUgraphExec, as an int."""
 
 class StreamCapture:
     """
@@ -946,10 +949,12 @@ class StreamCapture:
         """
 
     @property
-    def stream(self) -> object: ...
+    def stream(self) -> object:
+        """The Stream being captured."""
 
     @property
-    def mode(self) -> int: ...
+    def mode(self) -> int:
+        """The capture_mode, as an int."""
 
 class Module:
     """
