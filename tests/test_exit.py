@@ -200,6 +200,10 @@ def base_env(cache: Path, **extra: str) -> dict[str, str]:
     path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
     env = dict(os.environ, PYCUDA_CACHE_DIR=str(cache), PYTHONPATH=path, **extra)
     env.pop("PYTHONWARNINGS", None)
+    # A pytest the program runs gets neither this run's options (-n) nor the plugins installed
+    # beside it (pytest-benchmark warns about xdist at exit).
+    env.pop("PYTEST_ADDOPTS", None)
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return env
 
 

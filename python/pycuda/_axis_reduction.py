@@ -334,6 +334,10 @@ def reduce(  # noqa: A001 - NumPy's name for what this does
             f"{name} along axes takes bool, integer, float or complex arrays, not "
             f"{a.dtype} (convert first, e.g. a.astype(numpy.float32))"
         )
+    if a.ndim == 0 and axis is not None and name not in _ARG_OPS:
+        # As NumPy's ufunc reductions: axis 0 (or -1) of a 0-d array is the whole of it.
+        normalize_axes(axis, 1, allow_tuple=True)
+        axis = None
     axes = normalize_axes(axis, a.ndim, allow_tuple=name not in _ARG_OPS)
     shape = result_shape(a.shape, axes, keepdims)
     n_red = math.prod(a.shape[k] for k in axes)

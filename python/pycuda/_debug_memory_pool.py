@@ -131,6 +131,7 @@ class DebugMemoryPool(DeviceMemoryPool):
             mnemonic = _prompt("Enter mnemonic or [Enter] for more info:")
             if mnemonic is None:  # no one to answer: the call chain names it
                 mnemonic = "|".join(stack)
+                break
             if mnemonic:
                 break
             traceback.print_stack()
