@@ -21,10 +21,12 @@ CUstream stream_handle(nb::handle obj) {
     }
     // Another of our objects (an Event, a Context) has an integer .handle too, and a driver
     // given an event as a stream corrupts memory: only foreign objects are read by attribute.
-    if (nb::inst_check(obj))
-        throw nb::type_error(("stream must be None or a pycuda.driver.Stream, got " +
-                              nb::cast<std::string>(nb::type_name(obj.type())))
-                                 .c_str());
+    // (Python subclasses count too: a GPUArray's .ptr is a device address, not a stream.)
+    for (nb::handle base : obj.type().attr("__mro__"))
+        if (nb::type_check(base))
+            throw nb::type_error(("stream must be None or a pycuda.driver.Stream, got " +
+                                  nb::cast<std::string>(nb::type_name(obj.type())))
+                                     .c_str());
     for (const char* name : {"ptr", "cuda_stream", "handle"})
         if (nb::hasattr(obj, name))
             return reinterpret_cast<CUstream>(nb::cast<std::uintptr_t>(obj.attr(name)));
