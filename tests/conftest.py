@@ -1,9 +1,12 @@
-"""Shared pytest set-up: the `gpu` marker skips with its reason where no GPU can be used."""
+"""Shared pytest set-up: the `gpu` marker skips with its reason where no GPU can be used; the
+fixtures of several test files (contexts, the fake driver)."""
 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
+import fake_libcuda
 import pytest
 
 
@@ -55,6 +58,15 @@ def ctx(primary_context):
     # A test that left its own contexts pushed must not leak them into the next test.
     while drv.Context.get_current() not in (None, primary_context):
         drv.Context.pop()
+
+
+@pytest.fixture(scope="session")
+def fake_driver(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The path of the fake libcuda.so.1 (tests/fake_libcuda.py), kept in pytest's cache between
+    sessions (in a temporary folder where the cache is turned off); skips without a C compiler."""
+    cache = getattr(request.config, "cache", None)
+    folder = cache.mkdir("fake-libcuda") if cache is not None else tmp_path_factory.mktemp("fake")
+    return fake_libcuda.build(Path(folder))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:

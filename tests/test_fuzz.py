@@ -4,7 +4,7 @@ Two kinds of test:
 - tests/fuzz_calls.py calls every public function and method of driver, compiler, gpuarray,
   cumath, elementwise, reduction, scan, curandom and tools with hostile arguments, in a
   subprocess (a crash or hang fails the test with the call that did it). CPU: without a driver
-  and against the fake libcuda (tests/fake_driver), with and without a current context. GPU:
+  and against the fake libcuda (tests/fake_libcuda.py), with and without a current context. GPU:
   the same on the real driver, >= 10^5 calls.
 - Property tests (hypothesis) of GPUArray's arithmetic, cumath and reductions against NumPy on
   odd operands (empty, 0-d, non-contiguous, broadcast, mismatched, wrong dtypes, huge or NaN
@@ -25,7 +25,6 @@ import sys
 import warnings
 from pathlib import Path
 
-import fake_libcuda
 import host_device
 import numpy as np
 import pytest
@@ -122,9 +121,8 @@ def test_fuzz_every_entry_point_without_a_driver(tmp_path: Path):
 
 
 @pytest.fixture(scope="module")
-def fake_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    libcuda = fake_libcuda.build(tmp_path_factory.mktemp("fake-driver"))
-    return dict(os.environ, PYCUDA_LIBCUDA=libcuda)
+def fake_env(fake_driver: Path) -> dict[str, str]:
+    return dict(os.environ, PYCUDA_LIBCUDA=str(fake_driver))
 
 
 @pytest.mark.parametrize("state", ["fake", "fake-nocontext"])
@@ -160,7 +158,7 @@ class _NoWarps:
 
 
 def _findings():
-    from pycuda import _texref, curandom, tools
+    from pycuda import _curand_host, _texref, curandom, tools
     from pycuda.elementwise import ElementwiseKernel
     from pycuda.reduction import ReductionKernel
     from pycuda.scan import InclusiveScanKernel
@@ -177,7 +175,7 @@ def _findings():
         ("if_positive", gpuarray.if_positive, (5, 1, 2), TypeError, "criterion"),
         ("generator_source", curandom.generator_source, (5,), TypeError, "GeneratorSpec"),
         ("kernel_formats", curandom.kernel_formats, ("x",), TypeError, "GeneratorSpec"),
-        ("_cycled negative", curandom._cycled, (np.arange(3), -2), ValueError, "negative"),
+        ("cycled negative", _curand_host.cycled, (np.arange(3), -2), ValueError, "negative"),
         ("DeviceData", tools.DeviceData, (5,), TypeError, "Device"),
         ("DeviceData of a Function", tools.DeviceData, (_NoWarps(),), ValueError, "warp size"),
         ("OccupancyRecord", tools.OccupancyRecord, ((1,), 32), TypeError, "DeviceData"),
