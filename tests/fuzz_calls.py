@@ -66,7 +66,7 @@ MODULES = (
 EXCLUDED = {
     "pycuda.driver.set_debugging": "a process-wide switch (every later compile gets -G and "
     "skips the cache); tests/test_debug.py covers it",
-    "pycuda.driver.FlatLaunches": "internal hot-path table of gpuarray (pycuda._fast_ops), "
+    "pycuda.driver.FlatLaunches": "internal hot-path table of gpuarray (pycuda._operators), "
     "exported by `from _driver import *`; its entry points are covered through GPUArray's "
     "operators",
     "pycuda.driver.FlatOperator": "internal method descriptor of GPUArray's operators, "

@@ -10,6 +10,8 @@ from typing import Any
 def require(obj: Any, attributes: str, what: str, expected: str) -> None:
     """TypeError unless ``obj`` has each of ``attributes`` (space-separated names) and is not
     a class (whose descriptors would pass for them)."""
+    if not isinstance(attributes, str):
+        raise TypeError(f"attributes must be a str of names, got {type(attributes).__name__}")
     if isinstance(obj, type):
         raise TypeError(f"{what} takes {expected}, got the class {obj.__name__}")
     for name in attributes.split():

@@ -21,6 +21,7 @@ import numpy as np
 import pycuda.driver as drv
 from pycuda import _array_core as core
 from pycuda import compiler
+from pycuda._dtypes import includes, info
 from pycuda.tools import context_dependent_memoize
 
 # ---------------------------------------------------------------------------------------------
@@ -71,16 +72,17 @@ def philox_stream(key: tuple[int, int], count: int, first_block: int = 0) -> np.
 # rand / randn: Philox fills
 
 _BLOCK = 256
-# (distribution, dtype name) -> (per-dtype op in pycuda-philox.hpp, C element type)
+# (distribution, dtype name) -> (per-dtype op in pycuda-philox.hpp, the dtype it writes: the
+# raw 32-bit words of int32 arrays are written as unsigned)
 _PHILOX_OPS = {
-    ("uniform", "float16"): ("UniformHalf", "__half"),
-    ("uniform", "float32"): ("UniformFloat", "float"),
-    ("uniform", "float64"): ("UniformDouble", "double"),
-    ("uniform", "int32"): ("RawBits", "unsigned int"),
-    ("uniform", "uint32"): ("RawBits", "unsigned int"),
-    ("normal", "float16"): ("NormalHalf", "__half"),
-    ("normal", "float32"): ("NormalFloat", "float"),
-    ("normal", "float64"): ("NormalDouble", "double"),
+    ("uniform", "float16"): ("UniformHalf", np.dtype(np.float16)),
+    ("uniform", "float32"): ("UniformFloat", np.dtype(np.float32)),
+    ("uniform", "float64"): ("UniformDouble", np.dtype(np.float64)),
+    ("uniform", "int32"): ("RawBits", np.dtype(np.uint32)),
+    ("uniform", "uint32"): ("RawBits", np.dtype(np.uint32)),
+    ("normal", "float16"): ("NormalHalf", np.dtype(np.float16)),
+    ("normal", "float32"): ("NormalFloat", np.dtype(np.float32)),
+    ("normal", "float64"): ("NormalDouble", np.dtype(np.float64)),
 }
 
 
@@ -88,7 +90,7 @@ def philox_kernel_source(distribution: str, dtype: Any) -> tuple[str, str]:
     """(kernel name, CUDA source) of the fill behind ``rand``/``randn`` for ``dtype``."""
     dtype = np.dtype(dtype)
     try:
-        op, ctype = _PHILOX_OPS[distribution, dtype.name]
+        op, written = _PHILOX_OPS[distribution, dtype.name]
     except KeyError:
         allowed = sorted(d for dist, d in _PHILOX_OPS if dist == distribution)
         raise ValueError(
@@ -96,7 +98,8 @@ def philox_kernel_source(distribution: str, dtype: Any) -> tuple[str, str]:
             f"{dtype.name}; expected one of {', '.join(allowed)}"
         ) from None
     name = f"pycuda_philox_{distribution}_{dtype.name}"
-    source = f"""#include <pycuda-philox.hpp>
+    ctype = info(written).c_name
+    source = f"""{includes([written])}#include <pycuda-philox.hpp>
 extern "C" __global__ void __launch_bounds__({_BLOCK})
 {name}({ctype} *out, unsigned long long n, unsigned int k0, unsigned int k1)
 {{

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import _dtypes
+
 
 class TypeNameNotKnown(RuntimeError, ValueError):  # the original's name
     """A C type name that no dtype is registered for."""
@@ -213,10 +215,17 @@ def parse_c_arg_backend(
     return factory(dtype, match.group("name"))
 
 
+def _fill_with_table(reg: DTypeRegistry) -> None:
+    """Register the dtypes of pycuda's dtype table that the C scalar types leave out (complex,
+    bfloat16) under the table's C names, which generated kernels use."""
+    for row in _dtypes.rows():
+        if row.dtype not in reg.dtype_to_name:
+            reg.register_dtype(row.dtype, [row.c_name, *row.aliases])
+
+
 _default_registry = DTypeRegistry()
 fill_registry_with_c_types(_default_registry, respect_windows=True)
-_default_registry.register_dtype(np.complex64, ["pycuda::complex<float>"])
-_default_registry.register_dtype(np.complex128, ["pycuda::complex<double>"])
+_fill_with_table(_default_registry)
 
 # The original's module-level registry and its two maps (deprecated there, still used).
 TYPE_REGISTRY = _default_registry
