@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-import fake_libcuda
 import pytest
 
 
@@ -61,12 +60,12 @@ def ctx(primary_context):
 
 
 @pytest.fixture(scope="session")
-def fake_driver(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The path of the fake libcuda.so.1 (tests/fake_libcuda.py), kept in pytest's cache between
-    sessions (in a temporary folder where the cache is turned off); skips without a C compiler."""
-    cache = getattr(request.config, "cache", None)
-    folder = cache.mkdir("fake-libcuda") if cache is not None else tmp_path_factory.mktemp("fake")
-    return fake_libcuda.build(Path(folder))
+def fake_libcuda_so(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The path of the fake libcuda.so.1 of tests/fake_libcuda.py, built once a session; skips
+    without a C compiler."""
+    import fake_libcuda  # it imports pycuda, which this file imports only when asked
+
+    return fake_libcuda.build(tmp_path_factory.mktemp("fake-libcuda"))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:

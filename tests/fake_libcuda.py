@@ -4,7 +4,7 @@ Device memory is host memory; contexts, copies (page-locked async ones deferred 
 synchronization), streams, events, modules (with their globals) and CUDA arrays behave; kernel
 launches do nothing, so results of kernels are not computed. Point PYCUDA_LIBCUDA at the built
 file (it comes first in the driver search, even on a machine with a real driver): the
-``fake_driver`` fixture of conftest.py gives its path, and ``run_on_fake`` runs code against it
+``fake_libcuda_so`` fixture of conftest.py gives its path, and ``run_on_fake`` runs code against it
 with the fake's counters at hand.
 
 Outside pytest, ``python tests/fake_libcuda.py DIR`` builds it into DIR and prints its path.
@@ -12,12 +12,9 @@ Outside pytest, ``python tests/fake_libcuda.py DIR`` builds it into DIR and prin
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 
@@ -47,32 +44,14 @@ ctx = drv.Device(0).make_context()
 """
 
 
-def compiler() -> str | None:
-    """A C compiler, or None (the tests using the fake then skip)."""
-    return shutil.which("cc") or shutil.which("gcc")
-
-
-def build(cache: Path) -> Path:
-    """The fake built from SOURCE, under ``cache`` in a folder named for the hash of the source,
-    the flags and the compiler (built once, kept while they stay the same); skips the calling
+def build(directory: Path) -> Path:
+    """Compiles SOURCE into ``directory``/libcuda.so.1 and returns its path; skips the calling
     test without a C compiler."""
-    cc = compiler()
+    cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         pytest.skip(f"no C compiler to build the fake driver {SOURCE}")
-    source = SOURCE.read_bytes()
-    key = hashlib.sha256(b"\0".join([source, *(f.encode() for f in FLAGS), cc.encode()]))
-    lib = cache / key.hexdigest()[:16] / "libcuda.so.1"
-    if not lib.exists():
-        lib.parent.mkdir(parents=True, exist_ok=True)
-        # Built beside and renamed into place, so a concurrent session never loads half a file.
-        fd, partial = tempfile.mkstemp(dir=lib.parent, suffix=".so")
-        os.close(fd)
-        try:
-            subprocess.run([cc, *FLAGS, "-o", partial, str(SOURCE)], check=True)
-            os.replace(partial, lib)
-        finally:
-            if os.path.exists(partial):
-                os.unlink(partial)
+    lib = directory / "libcuda.so.1"
+    subprocess.run([cc, *FLAGS, "-o", str(lib), str(SOURCE)], check=True)
     return lib
 
 
@@ -90,4 +69,6 @@ def run_on_fake(lib: Path, code: str, timeout: float = 300) -> str:
 
 
 if __name__ == "__main__":
-    print(build(Path(sys.argv[1]).resolve()))
+    out = Path(sys.argv[1]).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    print(build(out))

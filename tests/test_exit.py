@@ -276,14 +276,14 @@ def test_without_a_driver_using_every_module_exits_silently(tmp_path: Path, cach
 
 
 @pytest.fixture(scope="module")
-def fake_env(fake_driver: Path, cache_dir: Path) -> dict[str, str]:
+def fake_env(fake_libcuda_so: Path, cache_dir: Path) -> dict[str, str]:
     try:
         import pycuda.compiler
 
         pycuda.compiler.compile("__global__ void k() {}", arch="sm_90")
     except Exception as exc:
         pytest.skip(f"the fake driver's programs compile kernels, which fails here: {exc}")
-    return base_env(cache_dir, PYCUDA_LIBCUDA=str(fake_driver))
+    return base_env(cache_dir, PYCUDA_LIBCUDA=str(fake_libcuda_so))
 
 
 @pytest.mark.parametrize("setup", sorted(SETUPS))

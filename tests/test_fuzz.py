@@ -121,8 +121,8 @@ def test_fuzz_every_entry_point_without_a_driver(tmp_path: Path):
 
 
 @pytest.fixture(scope="module")
-def fake_env(fake_driver: Path) -> dict[str, str]:
-    return dict(os.environ, PYCUDA_LIBCUDA=str(fake_driver))
+def fake_env(fake_libcuda_so: Path) -> dict[str, str]:
+    return dict(os.environ, PYCUDA_LIBCUDA=str(fake_libcuda_so))
 
 
 @pytest.mark.parametrize("state", ["fake", "fake-nocontext"])

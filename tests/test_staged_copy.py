@@ -20,9 +20,9 @@ from pycuda import _driver
 # {{{ CPU, against the fake driver
 
 
-def test_sizes_around_the_threshold_and_the_chunks(fake_driver):
+def test_sizes_around_the_threshold_and_the_chunks(fake_libcuda_so):
     fake_libcuda.run_on_fake(
-        fake_driver,
+        fake_libcuda_so,
         """
         cfg = _driver._staged_copy_config()
         T, B = cfg["threshold"], cfg["buffer_bytes"]
@@ -64,9 +64,9 @@ def test_sizes_around_the_threshold_and_the_chunks(fake_driver):
     )
 
 
-def test_known_memory_and_async_forms_are_not_staged(fake_driver):
+def test_known_memory_and_async_forms_are_not_staged(fake_libcuda_so):
     fake_libcuda.run_on_fake(
-        fake_driver,
+        fake_libcuda_so,
         """
         n = 3 * _driver._staged_copy_config()["threshold"]
         a = np.random.default_rng(1).integers(0, 256, n, dtype=np.uint8)
@@ -115,9 +115,9 @@ def test_known_memory_and_async_forms_are_not_staged(fake_driver):
     )
 
 
-def test_arrays_and_argument_handlers_are_staged(fake_driver):
+def test_arrays_and_argument_handlers_are_staged(fake_libcuda_so):
     fake_libcuda.run_on_fake(
-        fake_driver,
+        fake_libcuda_so,
         """
         from pycuda import gpuarray
 
@@ -166,9 +166,9 @@ def test_arrays_and_argument_handlers_are_staged(fake_driver):
     )
 
 
-def test_four_threads_at_once(fake_driver):
+def test_four_threads_at_once(fake_libcuda_so):
     out = fake_libcuda.run_on_fake(
-        fake_driver,
+        fake_libcuda_so,
         """
         cfg = _driver._staged_copy_config()
         T, B = cfg["threshold"], cfg["buffer_bytes"]
@@ -210,9 +210,9 @@ def test_four_threads_at_once(fake_driver):
     assert out.strip() == "ok"
 
 
-def test_staging_is_bounded_and_freed_with_its_context(fake_driver):
+def test_staging_is_bounded_and_freed_with_its_context(fake_libcuda_so):
     fake_libcuda.run_on_fake(
-        fake_driver,
+        fake_libcuda_so,
         """
         import gc
 
@@ -262,9 +262,9 @@ def test_staging_is_bounded_and_freed_with_its_context(fake_driver):
     )
 
 
-def test_a_child_forked_after_staging_is_refused_not_hung(fake_driver):
+def test_a_child_forked_after_staging_is_refused_not_hung(fake_libcuda_so):
     out = fake_libcuda.run_on_fake(
-        fake_driver,
+        fake_libcuda_so,
         """
         a = np.ones(4 * _driver._staged_copy_config()["threshold"], np.uint8)
         dev = drv.mem_alloc(a.nbytes)
