@@ -1,11 +1,12 @@
 /* tests/fake_driver/hostemu.c: a fake libcuda.so.1 for CPU tests that keeps "device memory" in
- * host memory; built and run by tests/fake_libcuda.py.
+ * host memory; built (with the other .c files here) and run by tests/fake_libcuda.py.
  *
  * From the project's newcomer reliability probe (shared/reviews/probes/hostemu.c), extended for
- * the staged-copy, exit and fuzz tests. Contexts, memory (device, managed, pitched, page-locked,
- * registered), copies, streams, events, modules (with globals read from a cubin's ELF symbols,
- * so that texture references, which live in a module global, work), CUDA arrays and texture and
- * surface objects behave; kernel launches do nothing. Where it matters, as the driver does:
+ * the tests that run on it. Contexts, memory (device, managed, pitched, page-locked, registered,
+ * stream-ordered), copies, streams, events, modules (with globals read from a cubin's ELF
+ * symbols, so that texture references, which live in a module global, work), CUDA arrays and
+ * texture and surface objects behave; kernel launches do nothing. Where it matters, as the
+ * driver does:
  * - copies and memsets outside live allocations fail (CUDA_ERROR_INVALID_VALUE) instead of
  *   touching random host memory; the device has 1 GiB; allocations are 512-byte aligned;
  * - async copies that involve page-locked memory are deferred: they run only when an event
@@ -14,36 +15,27 @@
  *   wrong data here;
  * - cuPointerGetAttribute(MEMORY_TYPE) knows page-locked, registered and device memory and
  *   answers CUDA_ERROR_INVALID_VALUE for pageable memory;
- * - the context stack is bounded (CUDA_ERROR_INVALID_VALUE beyond STACK_MAX contexts).
+ * - the context stack is bounded (CUDA_ERROR_INVALID_VALUE beyond STACK_MAX contexts);
+ * - memory pools keep the driver's statistics (pools.c);
+ * - stream captures record the memsets and copies queued on the capturing stream, graphs built
+ *   node by node their memset and copy nodes, and launching an instantiated graph replays them;
+ *   work on the legacy stream during a capture fails and invalidates it, as does cuMemAlloc in
+ *   a global-mode capture (graphs.c);
+ * - cuLaunchKernelEx checks cluster shapes against the compute capability and cooperative grids
+ *   against the occupancy figures the fake answers (launches.c).
  * Entry points not listed succeed without writing their outputs. hostemu_stats() reports what
- * happened, for the tests to check. */
-#include <elf.h>
-#include <pthread.h>
-#include <stddef.h>
-#include <stdint.h>
+ * happened, hostemu_launches() the kernel launches, for the tests to check.
+ * Environment: $HOSTEMU_WITHOUT names entry points to withhold (comma-separated), as an older
+ * driver lacks them; $HOSTEMU_CC is the compute capability (e.g. "80"; 9.0 without it); with
+ * $HOSTEMU_NO_MEMORY_POOLS set the device says it has no memory pools. */
+#include "hostemu.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-typedef uintptr_t dptr;
-enum {
-    OK = 0,
-    INVALID_VALUE = 1,
-    OUT_OF_MEMORY = 2,
-    INVALID_DEVICE = 101,
-    INVALID_CONTEXT = 201,
-    NOT_FOUND = 500,
-    HOST_MEMORY_NOT_REGISTERED = 713,
-    NOT_SUPPORTED = 801
-};
-#define GiB ((size_t)1 << 30)
+pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Guards the memory ranges, the deferred queue, the statistics and the device's byte count:
- * the staged-copy tests copy from several threads at once. */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The array `items` of `n` elements of `size` bytes (room for *cap) with room for one more:
- * maybe moved, or NULL when out of memory (the old one then stays as it was). */
-static void* with_room(void* items, size_t n, size_t* cap, size_t size) {
+void* with_room(void* items, size_t n, size_t* cap, size_t size) {
     if (n < *cap)
         return items;
     size_t grown = *cap ? 2 * *cap : 64;
@@ -55,14 +47,6 @@ static void* with_room(void* items, size_t n, size_t* cap, size_t size) {
 
 /* {{{ known memory ranges */
 
-/* What a range is; CU_MEMORYTYPE_HOST (1) for the host kinds, CU_MEMORYTYPE_DEVICE (2) else. */
-enum { DEVICE_ALLOC = 1, MODULE_GLOBAL, HOST_ALLOC, HOST_REGISTERED };
-struct range {
-    uintptr_t start;
-    size_t size;  /* at least 1, so that the range holds its start */
-    size_t bytes; /* as asked for: what the statistics count */
-    int kind;
-};
 static struct range* ranges;
 static size_t n_ranges, cap_ranges;
 static size_t device_bytes; /* held by cuMemAlloc: at most the 1 GiB the device reports */
@@ -71,7 +55,7 @@ static int memory_type(int kind) {
     return kind >= HOST_ALLOC ? 1 : 2;
 }
 
-static int add_range(uintptr_t start, size_t bytes, int kind) {
+int add_range(uintptr_t start, size_t bytes, int kind) {
     struct range x = {start, bytes ? bytes : 1, bytes, kind};
     pthread_mutex_lock(&lock);
     struct range* r = with_room(ranges, n_ranges, &cap_ranges, sizeof *r);
@@ -83,9 +67,7 @@ static int add_range(uintptr_t start, size_t bytes, int kind) {
     return r ? OK : OUT_OF_MEMORY;
 }
 
-/* Removes the range of this kind that starts at `start` into *out; 0 when there is none. The
- * caller holds the lock. */
-static int take_range_locked(uintptr_t start, int kind, struct range* out) {
+int take_range_locked(uintptr_t start, int kind, struct range* out) {
     for (size_t i = 0; i < n_ranges; ++i)
         if (ranges[i].start == start && ranges[i].kind == kind) {
             *out = ranges[i];
@@ -133,7 +115,7 @@ enum {
 };
 static long long stats[N_STATS];
 
-void hostemu_stats(long long* out) {
+EXPORTED void hostemu_stats(long long* out) {
     pthread_mutex_lock(&lock);
     memcpy(out, stats, sizeof stats);
     pthread_mutex_unlock(&lock);
@@ -183,8 +165,7 @@ static void run_until(unsigned long long seq) {
     pthread_mutex_unlock(&lock);
 }
 
-/* Before memory is freed or touched synchronously, what was queued for it must have run. */
-static void flush(void) {
+void flush(void) {
     run_until((unsigned long long)-1);
 }
 
@@ -194,7 +175,7 @@ static void flush(void) {
 
 #define STACK_MAX 4096 /* contexts pushed at once */
 static __thread void* stack[STACK_MAX];
-static __thread int depth = 0;
+__thread int depth = 0;
 static char primary_ctx_storage[16];
 
 static int ok(void) {
@@ -218,11 +199,26 @@ static int dev_name(char* n, int len, int d) {
     strncpy(n, "HostEmu GPU", len);
     return OK;
 }
+int compute_capability(void) {
+    const char* cc = getenv("HOSTEMU_CC");
+    return cc ? atoi(cc) : 90;
+}
 static int dev_attr(int* v, int a, int d) {
-    /* {attribute, value}: compute capability 9.0 (75, 76), max threads per block (1),
-       multiprocessors (16), warp size (10), texture alignment (14), shared memory per block (8) */
-    static const int known[][2] = {{75, 9},  {76, 0},   {1, 1024}, {16, 4},
-                                   {10, 32}, {14, 512}, {8, 49152}};
+    /* {attribute, value}: max threads per block (1), multiprocessors (16), warp size (10),
+       texture alignment (14), shared memory per block (8), memory pools supported (115) */
+    static const int known[][2] = {{1, 1024}, {16, 4}, {10, 32}, {14, 512}, {8, 49152}, {115, 1}};
+    if (a == 75 || a == 76) { /* COMPUTE_CAPABILITY_MAJOR, _MINOR */
+        *v = a == 75 ? compute_capability() / 10 : compute_capability() % 10;
+        return OK;
+    }
+    if (a == 120) { /* CLUSTER_LAUNCH */
+        *v = compute_capability() >= 90;
+        return OK;
+    }
+    if (a == 115 && getenv("HOSTEMU_NO_MEMORY_POOLS")) {
+        *v = 0;
+        return OK;
+    }
     *v = 65536;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i)
         if (known[i][0] == a)
@@ -295,10 +291,11 @@ static int prim_state(int d, unsigned* f, int* a) {
     *a = 1;
     return OK;
 }
-static int ctx_sync(void) {
+int ctx_sync(void) {
     if (!depth)
         return INVALID_CONTEXT;
     flush();
+    release_pools();
     return OK;
 }
 
@@ -306,7 +303,7 @@ static int ctx_sync(void) {
 
 /* {{{ memory */
 
-static int mem_alloc(dptr* p, size_t n) {
+int mem_alloc(dptr* p, size_t n) {
     if (!depth)
         return INVALID_CONTEXT;
     /* (a real driver refuses 0 bytes; here sizes that kernels would have computed are 0) */
@@ -350,8 +347,8 @@ static int mem_free(dptr p) {
     if (found)
         device_bytes -= r.size;
     pthread_mutex_unlock(&lock);
-    if (!found)
-        return INVALID_VALUE;
+    if (!found) /* memory from a pool, which cuMemFree frees too */
+        return free_pool_block(p);
     free((void*)p);
     return OK;
 }
@@ -418,17 +415,17 @@ static int sync_copy(void* d, const void* s, size_t n, int stat) {
     pthread_mutex_unlock(&lock);
     return OK;
 }
-static int htod(dptr d, const void* s, size_t n) {
+int htod(dptr d, const void* s, size_t n) {
     if (!inside(d, n))
         return INVALID_VALUE;
     return sync_copy((void*)d, s, n, SYNC_HTOD);
 }
-static int dtoh(void* d, dptr s, size_t n) {
+int dtoh(void* d, dptr s, size_t n) {
     if (!inside(s, n))
         return INVALID_VALUE;
     return sync_copy(d, (const void*)s, n, SYNC_DTOH);
 }
-static int dtod(dptr d, dptr s, size_t n) {
+int dtod(dptr d, dptr s, size_t n) {
     if (!inside(d, n) || !inside(s, n))
         return INVALID_VALUE;
     flush();
@@ -439,30 +436,27 @@ static int is_page_locked(const void* p) {
     return memory_type(kind_at((uintptr_t)p)) == 1;
 }
 /* From or to pageable memory an async copy is synchronous, as in CUDA. */
-static int htod_a(dptr d, const void* s, size_t n, void* st) {
+int htod_a(dptr d, const void* s, size_t n, void* st) {
     if (!inside(d, n))
         return INVALID_VALUE;
     return is_page_locked(s) ? defer((void*)d, s, n, ASYNC_HTOD) : htod(d, s, n);
 }
-static int dtoh_a(void* d, dptr s, size_t n, void* st) {
+int dtoh_a(void* d, dptr s, size_t n, void* st) {
     if (!inside(s, n))
         return INVALID_VALUE;
     return is_page_locked(d) ? defer(d, (const void*)s, n, ASYNC_DTOH) : dtoh(d, s, n);
 }
-static int dtod_a(dptr d, dptr s, size_t n, void* st) {
+int dtod_a(dptr d, dptr s, size_t n, void* st) {
     return dtod(d, s, n);
 }
-static int cpy_a(dptr d, dptr s, size_t n, void* st) {
-    return dtod(d, s, n);
-}
-static int set8(dptr d, unsigned char v, size_t n) {
+int set8(dptr d, unsigned char v, size_t n) {
     if (!inside(d, n))
         return INVALID_VALUE;
     flush();
     memset((void*)d, v, n);
     return OK;
 }
-static int set16(dptr d, unsigned short v, size_t n) {
+int set16(dptr d, unsigned short v, size_t n) {
     if (n > SIZE_MAX / 2 || !inside(d, 2 * n))
         return INVALID_VALUE;
     flush();
@@ -471,7 +465,7 @@ static int set16(dptr d, unsigned short v, size_t n) {
         p[i] = v;
     return OK;
 }
-static int set32(dptr d, unsigned v, size_t n) {
+int set32(dptr d, unsigned v, size_t n) {
     if (n > SIZE_MAX / 4 || !inside(d, 4 * n))
         return INVALID_VALUE;
     flush();
@@ -480,13 +474,13 @@ static int set32(dptr d, unsigned v, size_t n) {
         p[i] = v;
     return OK;
 }
-static int set8a(dptr d, unsigned char v, size_t n, void* s) {
+int set8a(dptr d, unsigned char v, size_t n, void* s) {
     return set8(d, v, n);
 }
-static int set16a(dptr d, unsigned short v, size_t n, void* s) {
+int set16a(dptr d, unsigned short v, size_t n, void* s) {
     return set16(d, v, n);
 }
-static int set32a(dptr d, unsigned v, size_t n, void* s) {
+int set32a(dptr d, unsigned v, size_t n, void* s) {
     return set32(d, v, n);
 }
 static int ptr_attr(void* data, int attr, dptr p) {
@@ -525,6 +519,7 @@ static int handle_destroy(void* h) {
 /* A stream said to be done (cuStreamQuery) has run its copies too. */
 static int stream_sync(void* s) {
     flush();
+    release_pools();
     return OK;
 }
 /* An event holds the sequence number of the last queued copy when it was recorded. */
@@ -539,6 +534,7 @@ static int event_sync(void* e) {
     unsigned long long seq = *(unsigned long long*)e;
     pthread_mutex_unlock(&lock);
     run_until(seq);
+    release_pools();
     return OK;
 }
 static int elapsed(float* ms, void* a, void* b) {
@@ -548,223 +544,58 @@ static int elapsed(float* ms, void* a, void* b) {
 
 /* }}} */
 
-/* {{{ modules: a copy of the cubin, to find globals in it; globals get host memory once */
-
-struct global {
-    char name[128];
-    dptr ptr;
-    size_t size;
-    struct global* next;
-};
-struct module {
-    unsigned char* image;
-    size_t size;
-    struct global* globals;
-};
-static size_t elf_size(const unsigned char* img) {
-    /* Byte by byte: an image that is not ELF may be a short NUL-terminated PTX text, and the
-       comparison must stop at its first differing byte, before its end. */
-    if (img[0] != ELFMAG0 || img[1] != ELFMAG1 || img[2] != ELFMAG2 || img[3] != ELFMAG3)
-        return 0;
-    const Elf64_Ehdr* eh = (const Elf64_Ehdr*)img;
-    if (eh->e_ident[EI_CLASS] != ELFCLASS64)
-        return 0;
-    size_t end = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-    const Elf64_Shdr* sh = (const Elf64_Shdr*)(img + eh->e_shoff);
-    for (int i = 0; i < eh->e_shnum; ++i)
-        if (sh[i].sh_type != SHT_NOBITS && sh[i].sh_offset + sh[i].sh_size > end)
-            end = sh[i].sh_offset + sh[i].sh_size;
-    return end;
-}
-static int mod_load(void** m, const void* img) {
-    if (!depth)
-        return INVALID_CONTEXT;
-    struct module* mod = calloc(1, sizeof *mod);
-    mod->size = elf_size(img);
-    if (mod->size) {
-        mod->image = malloc(mod->size);
-        memcpy(mod->image, img, mod->size);
-    }
-    *m = mod;
-    return OK;
-}
-static int mod_load_ex(void** m, const void* img, unsigned n, void* o, void** v) {
-    return mod_load(m, img);
-}
-static int mod_unload(void* m) {
-    struct module* mod = m;
-    flush();
-    for (struct global* g = mod->globals; g;) {
-        struct global* next = g->next;
-        struct range r;
-        pthread_mutex_lock(&lock);
-        take_range_locked(g->ptr, MODULE_GLOBAL, &r);
-        pthread_mutex_unlock(&lock);
-        free((void*)g->ptr);
-        free(g);
-        g = next;
-    }
-    free(mod->image);
-    free(mod);
-    return OK;
-}
-/* The global `name`: allocated and filled from the image's symbol the first time. */
-static int mod_global(dptr* p, size_t* bytes, void* m, const char* name) {
-    struct module* mod = m;
-    struct global* g = mod->globals;
-    while (g && strcmp(g->name, name))
-        g = g->next;
-    if (!g) {
-        if (!mod->image || strlen(name) >= sizeof g->name)
-            return NOT_FOUND;
-        const Elf64_Ehdr* eh = (const Elf64_Ehdr*)mod->image;
-        const Elf64_Shdr* sh = (const Elf64_Shdr*)(mod->image + eh->e_shoff);
-        const Elf64_Sym* sym = NULL;
-        for (int i = 0; i < eh->e_shnum && !sym; ++i) {
-            if (sh[i].sh_type != SHT_SYMTAB)
-                continue;
-            const Elf64_Sym* syms = (const Elf64_Sym*)(mod->image + sh[i].sh_offset);
-            const char* strs = (const char*)(mod->image + sh[sh[i].sh_link].sh_offset);
-            for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym) && !sym; ++k)
-                if (ELF64_ST_TYPE(syms[k].st_info) == STT_OBJECT &&
-                    !strcmp(strs + syms[k].st_name, name))
-                    sym = &syms[k];
-        }
-        if (!sym || sym->st_shndx == SHN_UNDEF || sym->st_shndx >= eh->e_shnum)
-            return NOT_FOUND;
-        const Elf64_Shdr* sec = &sh[sym->st_shndx];
-        g = calloc(1, sizeof *g);
-        strcpy(g->name, name);
-        g->size = sym->st_size;
-        g->ptr = (dptr)calloc(1, g->size ? g->size : 1);
-        add_range(g->ptr, g->size, MODULE_GLOBAL);
-        if (sec->sh_type != SHT_NOBITS)
-            memcpy((void*)g->ptr, mod->image + sec->sh_offset + sym->st_value, g->size);
-        g->next = mod->globals;
-        mod->globals = g;
-    }
-    if (p)
-        *p = g->ptr;
-    if (bytes)
-        *bytes = g->size;
-    return OK;
-}
-static int mod_fn(void** f, void* m, const char* name) {
-    *f = malloc(8);
-    return OK;
-}
-static int fn_attr(int* v, int a, void* f) {
-    *v = (a == 0) ? 1024 : 0;
-    return OK;
-}
-static int param_info(void* f, size_t i, size_t* off, size_t* sz) {
-    return NOT_SUPPORTED;
-}
-
-/* }}} */
-
-/* {{{ CUDA arrays (their descriptor: width, height, depth, format, channels, flags), texture
- * and surface objects */
-
-struct array3d {
-    size_t w, h, d;
-    int format;
-    unsigned channels, flags;
-};
-static int array_create(void** a, const struct array3d* desc2d) {
-    if (!depth)
-        return INVALID_CONTEXT;
-    struct array3d* arr = calloc(1, sizeof *arr);
-    arr->w = desc2d->w; /* CUDA_ARRAY_DESCRIPTOR: w, h, format, channels */
-    arr->h = desc2d->h;
-    memcpy(&arr->format, (const char*)desc2d + 2 * sizeof(size_t), 2 * sizeof(int));
-    *a = arr;
-    return OK;
-}
-static int array3d_create(void** a, const struct array3d* desc) {
-    if (!depth)
-        return INVALID_CONTEXT;
-    struct array3d* arr = malloc(sizeof *arr);
-    *arr = *desc;
-    *a = arr;
-    return OK;
-}
-static int array_desc(void* out, void* a) {
-    const struct array3d* arr = a;
-    memcpy(out, arr, 2 * sizeof(size_t));
-    memcpy((char*)out + 2 * sizeof(size_t), &arr->format, 2 * sizeof(int));
-    return OK;
-}
-static int array3d_desc(struct array3d* out, void* a) {
-    *out = *(const struct array3d*)a;
-    return OK;
-}
-static int array_destroy(void* a) {
-    free(a);
-    return OK;
-}
-static unsigned long long next_object = 1;
-static int object_create(unsigned long long* h, const void* res, const void* tex,
-                         const void* view) {
-    if (!depth)
-        return INVALID_CONTEXT;
-    pthread_mutex_lock(&lock);
-    *h = next_object++;
-    pthread_mutex_unlock(&lock);
-    return OK;
-}
-static int surf_create(unsigned long long* h, const void* res) {
-    return object_create(h, res, NULL, NULL);
-}
-
-/* }}} */
-
+/* This file's entry points; its copies and memsets, cuMemAlloc and cuCtxSynchronize enter
+ * through graphs.c, which records or refuses them during a capture. */
 /* clang-format off */
-static const struct {
-    const char* name;
-    void* fn;
-} table[] = {
-    {"cuFuncGetParamInfo", param_info}, {"cuDeviceGetCount", get_count},
-    {"cuDriverGetVersion", drv_ver}, {"cuDeviceGet", dev_get}, {"cuDeviceGetName", dev_name},
-    {"cuDeviceGetAttribute", dev_attr}, {"cuDeviceTotalMem", dev_mem}, {"cuCtxCreate", ctx_create},
-    {"cuCtxDestroy", ctx_destroy}, {"cuCtxPushCurrent", ctx_push}, {"cuCtxPopCurrent", ctx_pop},
-    {"cuCtxGetCurrent", ctx_get}, {"cuCtxSetCurrent", ctx_set}, {"cuCtxGetDevice", ctx_dev},
-    {"cuCtxGetApiVersion", ctx_api}, {"cuDevicePrimaryCtxRetain", prim_retain},
-    {"cuDevicePrimaryCtxGetState", prim_state}, {"cuCtxSynchronize", ctx_sync},
-    {"cuMemAlloc", mem_alloc}, {"cuMemAllocManaged", mem_alloc_managed},
-    {"cuMemAllocPitch", mem_alloc_pitch}, {"cuMemFree", mem_free}, {"cuMemGetInfo", mem_info},
-    {"cuMemHostAlloc", host_alloc}, {"cuMemFreeHost", host_free},
-    {"cuMemHostRegister", host_register}, {"cuMemHostUnregister", host_unregister},
-    {"cuMemcpyHtoD", htod}, {"cuMemcpyDtoH", dtoh}, {"cuMemcpyDtoD", dtod},
-    {"cuMemcpyHtoDAsync", htod_a}, {"cuMemcpyDtoHAsync", dtoh_a}, {"cuMemcpyDtoDAsync", dtod_a},
-    {"cuMemcpy", dtod}, {"cuMemcpyAsync", cpy_a}, {"cuMemsetD8", set8}, {"cuMemsetD16", set16},
-    {"cuMemsetD32", set32}, {"cuMemsetD8Async", set8a}, {"cuMemsetD16Async", set16a},
-    {"cuMemsetD32Async", set32a}, {"cuPointerGetAttribute", ptr_attr},
+static const struct entry core_entries[] = {
+    {"cuDeviceGetCount", get_count}, {"cuDriverGetVersion", drv_ver}, {"cuDeviceGet", dev_get},
+    {"cuDeviceGetName", dev_name}, {"cuDeviceGetAttribute", dev_attr},
+    {"cuDeviceTotalMem", dev_mem}, {"cuCtxCreate", ctx_create}, {"cuCtxDestroy", ctx_destroy},
+    {"cuCtxPushCurrent", ctx_push}, {"cuCtxPopCurrent", ctx_pop}, {"cuCtxGetCurrent", ctx_get},
+    {"cuCtxSetCurrent", ctx_set}, {"cuCtxGetDevice", ctx_dev}, {"cuCtxGetApiVersion", ctx_api},
+    {"cuDevicePrimaryCtxRetain", prim_retain}, {"cuDevicePrimaryCtxGetState", prim_state},
+    {"cuMemAllocManaged", mem_alloc_managed}, {"cuMemAllocPitch", mem_alloc_pitch},
+    {"cuMemFree", mem_free}, {"cuMemGetInfo", mem_info}, {"cuMemHostAlloc", host_alloc},
+    {"cuMemFreeHost", host_free}, {"cuMemHostRegister", host_register},
+    {"cuMemHostUnregister", host_unregister}, {"cuPointerGetAttribute", ptr_attr},
     {"cuStreamCreate", handle_create}, {"cuStreamCreateWithPriority", handle_create_prio},
     {"cuStreamDestroy", handle_destroy}, {"cuStreamSynchronize", stream_sync},
     {"cuStreamQuery", stream_sync}, {"cuEventCreate", handle_create},
     {"cuEventDestroy", handle_destroy}, {"cuEventRecord", event_record},
     {"cuEventSynchronize", event_sync}, {"cuEventQuery", event_sync},
-    {"cuEventElapsedTime", elapsed}, {"cuModuleLoadData", mod_load},
-    {"cuModuleLoadDataEx", mod_load_ex}, {"cuModuleUnload", mod_unload},
-    {"cuModuleGetFunction", mod_fn}, {"cuModuleGetGlobal", mod_global},
-    {"cuFuncGetAttribute", fn_attr}, {"cuArrayCreate", array_create},
-    {"cuArray3DCreate", array3d_create}, {"cuArrayDestroy", array_destroy},
-    {"cuArrayGetDescriptor", array_desc}, {"cuArray3DGetDescriptor", array3d_desc},
-    {"cuTexObjectCreate", object_create}, {"cuTexObjectDestroy", ok},
-    {"cuSurfObjectCreate", surf_create}, {"cuSurfObjectDestroy", ok}};
+    {"cuEventElapsedTime", elapsed}, {NULL, NULL}};
 /* clang-format on */
 
-/* Every other entry point succeeds and does nothing. */
-int cuGetProcAddress_v2(const char* sym, void** pfn, int ver, unsigned long long flags,
-                        int* status) {
+/* Whether $HOSTEMU_WITHOUT (comma-separated names) lists `sym`: an older driver's lack. */
+static int withheld(const char* sym) {
+    const char* list = getenv("HOSTEMU_WITHOUT");
+    size_t len = strlen(sym);
+    for (const char* p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, sym, len) && (p[len] == ',' || p[len] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* Every other entry point succeeds and does nothing; those $HOSTEMU_WITHOUT names are not
+ * found (CUDA_ERROR_NOT_FOUND, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND). */
+EXPORTED int cuGetProcAddress_v2(const char* sym, void** pfn, int ver, unsigned long long flags,
+                                 int* status) {
+    if (withheld(sym)) {
+        *pfn = NULL;
+        if (status)
+            *status = 1;
+        return NOT_FOUND;
+    }
     if (status)
         *status = 0;
     *pfn = (void*)ok;
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
-        if (!strcmp(sym, table[i].name)) {
-            *pfn = table[i].fn;
-            break;
-        }
+    static const struct entry* const tables[] = {core_entries, module_entries, pool_entries,
+                                                 graph_entries, launch_entries};
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t)
+        for (const struct entry* e = tables[t]; e->name; ++e)
+            if (!strcmp(sym, e->name)) {
+                *pfn = e->fn;
+                return OK;
+            }
     return OK;
 }
