@@ -1,8 +1,10 @@
-"""Shared pytest set-up: the `gpu` marker skips with its reason where no GPU can be used."""
+"""Shared pytest set-up: the `gpu` marker skips with its reason where no GPU can be used; the
+fixtures of several test files (contexts, the fake driver)."""
 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import pytest
 
@@ -55,6 +57,15 @@ def ctx(primary_context):
     # A test that left its own contexts pushed must not leak them into the next test.
     while drv.Context.get_current() not in (None, primary_context):
         drv.Context.pop()
+
+
+@pytest.fixture(scope="session")
+def fake_libcuda_so(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The path of the fake libcuda.so.1 of tests/fake_libcuda.py, built once a session; skips
+    without a C compiler."""
+    import fake_libcuda  # it imports pycuda, which this file imports only when asked
+
+    return fake_libcuda.build(tmp_path_factory.mktemp("fake-libcuda"))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:

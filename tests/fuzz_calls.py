@@ -16,11 +16,12 @@ listed as unclear.
 Run as a script in a subprocess (tests/test_fuzz.py), so that a crash or a hang is a failed
 test with its reproducer, not a dead test session:
 
+    export PYCUDA_LIBCUDA=$(python tests/fake_libcuda.py /tmp/fake)
     python tests/fuzz_calls.py --state fake --examples 5 --out report.json --log calls.log
 
 States: ``nodriver`` (no libcuda: PYCUDA_LIBCUDA points nowhere), ``fake`` and ``fake-nocontext``
-(PYCUDA_LIBCUDA is tests/fake_driver's fake: kernels do nothing; with the primary context
-current, or none), ``gpu`` (the real driver, the primary context current). Before each call,
+(PYCUDA_LIBCUDA is the fake of tests/fake_libcuda.py: kernels do nothing; with the primary
+context current, or none), ``gpu`` (the real driver, the primary context current). Before each call,
 the call is written to the log file (unbuffered), so that a crash leaves its reproducer there;
 a call running longer than --timeout seconds ends the process with every thread's traceback.
 """

@@ -1,15 +1,15 @@
 """Stream-ordered allocation (core/async_memory): MemPool, mem_alloc_async, StreamOrderedAllocator.
 
 CPU tests check arguments without a driver, and run the rest in child interpreters against the
-fake driver of tests/hostemu.c (which emulates memory pools and their statistics, and can
-withhold entry points as an older driver lacks them); GPU tests compare with NumPy.
+fake driver of tests/fake_libcuda.py (which emulates memory pools and their statistics, and
+can withhold entry points as an older driver lacks them); GPU tests compare with NumPy.
 """
 
 from __future__ import annotations
 
 import gc
 
-import hostemu
+import fake_libcuda
 import numpy as np
 import pytest
 from child_process import noise_in, run_python
@@ -17,18 +17,11 @@ from child_process import noise_in, run_python
 import pycuda.driver as drv
 from pycuda import _array_core, _operators, gpuarray, tools
 
-needs_cc = pytest.mark.skipif(hostemu.compiler() is None, reason="no C compiler for the fake")
-
 ENTRIES = (
     "cuMemAllocAsync,cuMemFreeAsync,cuMemAllocFromPoolAsync,cuMemPoolCreate,cuMemPoolDestroy,"
     "cuMemPoolSetAttribute,cuMemPoolGetAttribute,cuMemPoolTrimTo,cuDeviceGetDefaultMemPool,"
     "cuDeviceGetMemPool"
 )
-
-
-@pytest.fixture(scope="module")
-def fake(tmp_path_factory):
-    return hostemu.build(tmp_path_factory.mktemp("hostemu"))
 
 
 # {{{ CPU, no driver
@@ -109,10 +102,9 @@ def test_set_default_allocator_forgets_the_context_states(choice):
 # {{{ CPU, against the fake driver
 
 
-@needs_cc
-def test_a_driver_without_the_entries_gives_a_clear_error(fake):
-    hostemu.run_with_hostemu(
-        fake,
+def test_a_driver_without_the_entries_gives_a_clear_error(fake_libcuda_so):
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         from pycuda import gpuarray, tools
         calls = [
@@ -145,8 +137,8 @@ def test_a_driver_without_the_entries_gives_a_clear_error(fake):
         HOSTEMU_WITHOUT=ENTRIES,
     )
     # One entry missing is enough, and named.
-    hostemu.run_with_hostemu(
-        fake,
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         try:
             drv.mem_alloc_async(8)
@@ -159,10 +151,9 @@ def test_a_driver_without_the_entries_gives_a_clear_error(fake):
     )
 
 
-@needs_cc
-def test_a_device_without_memory_pools_gives_a_clear_error(fake):
-    hostemu.run_with_hostemu(
-        fake,
+def test_a_device_without_memory_pools_gives_a_clear_error(fake_libcuda_so):
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         from pycuda import gpuarray, tools
         calls = [
@@ -197,10 +188,9 @@ def test_a_device_without_memory_pools_gives_a_clear_error(fake):
     )
 
 
-@needs_cc
-def test_allocations_on_streams_and_pool_statistics(fake):
-    hostemu.run_with_hostemu(
-        fake,
+def test_allocations_on_streams_and_pool_statistics(fake_libcuda_so):
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         import gc
         pool = drv.MemPool()
@@ -277,10 +267,9 @@ def test_allocations_on_streams_and_pool_statistics(fake):
     )
 
 
-@needs_cc
-def test_allocator_counts_and_gpuarray(fake):
-    hostemu.run_with_hostemu(
-        fake,
+def test_allocator_counts_and_gpuarray(fake_libcuda_so):
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         import gc
         from pycuda import gpuarray, tools
@@ -334,10 +323,9 @@ def test_allocator_counts_and_gpuarray(fake):
     )
 
 
-@needs_cc
-def test_the_default_allocator_setting(fake):
-    hostemu.run_with_hostemu(
-        fake,
+def test_the_default_allocator_setting(fake_libcuda_so):
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         from pycuda import _operators, gpuarray, tools
         a = gpuarray.zeros(64, np.float32)
@@ -369,10 +357,9 @@ def test_the_default_allocator_setting(fake):
     )
 
 
-@needs_cc
-def test_exit_and_fork_with_live_allocations(fake):
-    hostemu.run_with_hostemu(
-        fake,
+def test_exit_and_fork_with_live_allocations(fake_libcuda_so):
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         import gc, os
         from pycuda import gpuarray, tools

@@ -7,9 +7,9 @@ except free-threaded ones, unless an extension turns it off (nb::set_leak_warnin
 which ours never does); test_leak_checker_reports_here proves it reports in this build. So an
 empty stderr here means no reference to our objects outlives the interpreter's teardown.
 
-CPU: programs run without a driver, and against a fake libcuda (tests/fake_driver/hostemu.c,
-built here with gcc: contexts, memory, copies, modules and textures behave; kernels do nothing,
-so results are not checked). GPU (marked `gpu`): the same programs on the real driver, with
+CPU: programs run without a driver, and against a fake libcuda (tests/fake_libcuda.py, built
+here: contexts, memory, copies, modules and textures behave; kernels do nothing, so results are
+not checked). GPU (marked `gpu`): the same programs on the real driver, with
 their results compared to NumPy's.
 """
 
@@ -22,7 +22,6 @@ import sysconfig
 import textwrap
 from pathlib import Path
 
-import fake_libcuda
 import pytest
 
 import pycuda
@@ -281,19 +280,14 @@ def test_without_a_driver_using_every_module_exits_silently(tmp_path: Path, cach
 
 
 @pytest.fixture(scope="module")
-def fake_driver(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return fake_libcuda.build(tmp_path_factory.mktemp("fake-driver"))
-
-
-@pytest.fixture(scope="module")
-def fake_env(fake_driver: str, cache_dir: Path) -> dict[str, str]:
+def fake_env(fake_libcuda_so: Path, cache_dir: Path) -> dict[str, str]:
     try:
         import pycuda.compiler
 
         pycuda.compiler.compile("__global__ void k() {}", arch="sm_90")
     except Exception as exc:
         pytest.skip(f"the fake driver's programs compile kernels, which fails here: {exc}")
-    return base_env(cache_dir, PYCUDA_LIBCUDA=fake_driver)
+    return base_env(cache_dir, PYCUDA_LIBCUDA=str(fake_libcuda_so))
 
 
 @pytest.mark.parametrize("setup", sorted(SETUPS))

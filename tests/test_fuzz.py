@@ -4,7 +4,7 @@ Two kinds of test:
 - tests/fuzz_calls.py calls every public function and method of driver, compiler, gpuarray,
   cumath, elementwise, reduction, scan, curandom and tools with hostile arguments, in a
   subprocess (a crash or hang fails the test with the call that did it). CPU: without a driver
-  and against the fake libcuda (tests/fake_driver), with and without a current context. GPU:
+  and against the fake libcuda (tests/fake_libcuda.py), with and without a current context. GPU:
   the same on the real driver, >= 10^5 calls.
 - Property tests (hypothesis) of GPUArray's arithmetic, cumath and reductions against NumPy on
   odd operands (empty, 0-d, non-contiguous, broadcast, mismatched, wrong dtypes, huge or NaN
@@ -25,7 +25,6 @@ import sys
 import warnings
 from pathlib import Path
 
-import fake_libcuda
 import host_device
 import numpy as np
 import pytest
@@ -122,9 +121,8 @@ def test_fuzz_every_entry_point_without_a_driver(tmp_path: Path):
 
 
 @pytest.fixture(scope="module")
-def fake_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    libcuda = fake_libcuda.build(tmp_path_factory.mktemp("fake-driver"))
-    return dict(os.environ, PYCUDA_LIBCUDA=libcuda)
+def fake_env(fake_libcuda_so: Path) -> dict[str, str]:
+    return dict(os.environ, PYCUDA_LIBCUDA=str(fake_libcuda_so))
 
 
 @pytest.mark.parametrize("state", ["fake", "fake-nocontext"])

@@ -1,6 +1,6 @@
 """CUDA graphs: stream capture, graphs built node by node, GraphExec launch and update.
 
-CPU: argument checks, and programs on the fake driver (tests/fake_driver/hostemu.c, which
+CPU: argument checks, and programs on the fake driver (tests/fake_libcuda.py, which
 records the memsets and copies of a capture or of graph nodes and replays them at launch;
 kernels do nothing there). GPU: captured GPUArray work and kernels against eager results and
 NumPy, graphs built by hand, updates.
@@ -14,7 +14,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import fake_libcuda
 import numpy as np
 import pytest
 from conftest import gpu_unavailable_reason
@@ -71,18 +70,22 @@ def test_graph_enums_are_driver_enums():
 
 
 @pytest.fixture(scope="module")
-def fake_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def fake_env(tmp_path_factory: pytest.TempPathFactory, fake_libcuda_so: Path) -> dict[str, str]:
     try:
         import pycuda.compiler
 
         pycuda.compiler.compile("__global__ void k() {}", arch="sm_90")
     except Exception as exc:
         pytest.skip(f"the fake driver's programs compile kernels, which fails here: {exc}")
-    libcuda = fake_libcuda.build(tmp_path_factory.mktemp("fake-driver"))
     package_root = str(Path(pycuda.__file__).resolve().parent.parent)
     path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
     cache = tmp_path_factory.mktemp("cache")
-    return dict(os.environ, PYCUDA_LIBCUDA=libcuda, PYTHONPATH=path, PYCUDA_CACHE_DIR=str(cache))
+    return dict(
+        os.environ,
+        PYCUDA_LIBCUDA=str(fake_libcuda_so),
+        PYTHONPATH=path,
+        PYCUDA_CACHE_DIR=str(cache),
+    )
 
 
 PRELUDE = """

@@ -1,7 +1,7 @@
 """Launch attributes (cluster=, cooperative=) and the occupancy queries of Function.
 
-CPU: each case runs in a child interpreter against the fake driver of tests/hostemu.c, which
-records what reaches cuLaunchKernel and cuLaunchKernelEx (grid, block, cluster shape,
+CPU: each case runs in a child interpreter against the fake driver of tests/fake_libcuda.py,
+which records what reaches cuLaunchKernel and cuLaunchKernelEx (grid, block, cluster shape,
 cooperative flag), answers the occupancy queries with fixed figures (16 blocks per
 multiprocessor, 4 multiprocessors, clusters of up to 8 blocks), refuses a cooperative grid of
 more than 64 blocks as the driver does, and hides the entry points named in $HOSTEMU_WITHOUT.
@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import textwrap
 
-import hostemu
+import fake_libcuda
 import numpy as np
 import pytest
 
 import pycuda.driver as drv
 from pycuda import compiler
-
-needs_cc = pytest.mark.skipif(hostemu.compiler() is None, reason="no C compiler for the fake")
 
 # Each block's rank in its cluster and the cluster's size, read from PTX's special registers.
 CLUSTER_RANKS = r"""
@@ -102,18 +100,12 @@ def raises(exc, text, call):
 
 def run(fake, code: str, **env: str) -> None:
     """``code`` (indented as in a test) after PRELUDE, against the fake driver."""
-    hostemu.run_with_hostemu(fake, PRELUDE + textwrap.dedent(code), **env)
+    fake_libcuda.run_on_fake(fake, PRELUDE + textwrap.dedent(code), **env)
 
 
-@pytest.fixture(scope="module")
-def fake(tmp_path_factory):
-    return hostemu.build(tmp_path_factory.mktemp("hostemu"))
-
-
-@needs_cc
-def test_call_keywords_reach_cuLaunchKernelEx(fake):
+def test_call_keywords_reach_cuLaunchKernelEx(fake_libcuda_so):
     run(
-        fake,
+        fake_libcuda_so,
         """
         f(buf, n, block=(32, 1, 1), grid=(4, 2))
         assert launches()["plain"] == 1 and launches()["ex"] == 0
@@ -137,10 +129,9 @@ def test_call_keywords_reach_cuLaunchKernelEx(fake):
     )
 
 
-@needs_cc
-def test_prepared_calls_take_the_keywords(fake):
+def test_prepared_calls_take_the_keywords(fake_libcuda_so):
     run(
-        fake,
+        fake_libcuda_so,
         """
         f.prepare("Pi")
         f.prepared_call((4, 1), (32, 1, 1), buf, 16, cluster=(4, 1, 1))
@@ -166,10 +157,9 @@ def test_prepared_calls_take_the_keywords(fake):
     )
 
 
-@needs_cc
-def test_bad_clusters_are_refused_before_any_launch(fake):
+def test_bad_clusters_are_refused_before_any_launch(fake_libcuda_so):
     run(
-        fake,
+        fake_libcuda_so,
         """
         go = lambda **kw: f(buf, n, block=(32, 1, 1), **kw)
         raises(ValueError, "grid x = 3 is not divisible by cluster x = 2",
@@ -188,10 +178,9 @@ def test_bad_clusters_are_refused_before_any_launch(fake):
     )
 
 
-@needs_cc
-def test_a_cooperative_grid_too_large_says_how_many_fit(fake):
+def test_a_cooperative_grid_too_large_says_how_many_fit(fake_libcuda_so):
     run(
-        fake,
+        fake_libcuda_so,
         """
         f(buf, n, block=(32, 1, 1), grid=(64, 1), cooperative=True)
         e = raises(drv.LogicError, "its grid of 65 blocks exceeds the 64 that can be resident",
@@ -206,10 +195,9 @@ def test_a_cooperative_grid_too_large_says_how_many_fit(fake):
     )
 
 
-@needs_cc
-def test_occupancy_queries(fake):
+def test_occupancy_queries(fake_libcuda_so):
     run(
-        fake,
+        fake_libcuda_so,
         """
         assert f.suggested_block_size() == (64, 256)
         assert f.suggested_block_size(shared=1024, limit=128) == (64, 128)
@@ -231,10 +219,9 @@ def test_occupancy_queries(fake):
     )
 
 
-@needs_cc
-def test_a_driver_without_the_entry_points_says_so(fake):
+def test_a_driver_without_the_entry_points_says_so(fake_libcuda_so):
     run(
-        fake,
+        fake_libcuda_so,
         """
         f(buf, n, block=(32, 1, 1), grid=(2, 1))  # the plain launch needs none of them
         e = raises(drv.LogicError, "this driver has no cuLaunchKernelEx (CUDA 11.6",
@@ -251,10 +238,9 @@ def test_a_driver_without_the_entry_points_says_so(fake):
     )
 
 
-@needs_cc
-def test_a_device_without_clusters_says_so(fake):
+def test_a_device_without_clusters_says_so(fake_libcuda_so):
     run(
-        fake,
+        fake_libcuda_so,
         """
         raises(drv.LogicError, "(compute capability 8.0) has no thread block clusters",
                lambda: f.max_potential_cluster_size(128))

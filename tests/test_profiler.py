@@ -4,14 +4,14 @@ CPU: in this process no profiler is attached, so the calls must work and do noth
 interpreters the stand-in tool of tests/nvtx_recorder.c is attached and records each event, so
 the tests see what a profiler would: the program's ranges and marks, and pycuda's own ranges
 (domain "pycuda") around compiles and GPUArray operations, on the host-memory fake driver of
-tests/hostemu.c, only while the automatic ranges are switched on.
+tests/fake_libcuda.py, only while the automatic ranges are switched on.
 """
 
 from __future__ import annotations
 
 import textwrap
 
-import hostemu
+import fake_libcuda
 import nvtx_recorder
 import pytest
 
@@ -21,7 +21,6 @@ from pycuda import _driver, _nvtx
 needs_recorder = pytest.mark.skipif(
     nvtx_recorder.unavailable() is not None, reason=str(nvtx_recorder.unavailable())
 )
-needs_fake = pytest.mark.skipif(hostemu.compiler() is None, reason="no C compiler for the fake")
 needs_nvtx = pytest.mark.skipif(
     not _driver.nvtx_available(), reason="this pycuda was built without NVTX's headers"
 )
@@ -142,11 +141,6 @@ def recorder(tmp_path_factory):
     return nvtx_recorder.build(tmp_path_factory.mktemp("nvtx"))
 
 
-@pytest.fixture(scope="module")
-def fake(tmp_path_factory):
-    return hostemu.build(tmp_path_factory.mktemp("hostemu"))
-
-
 @needs_nvtx
 @needs_recorder
 def test_a_profiler_sees_the_programs_ranges_and_marks(recorder):
@@ -256,11 +250,10 @@ events()
 
 @needs_nvtx
 @needs_recorder
-@needs_fake
-def test_array_operations_are_ranges_while_switched_on(recorder, fake):
+def test_array_operations_are_ranges_while_switched_on(recorder, fake_libcuda_so):
     nvtx_recorder.run_recorded(
         recorder,
-        hostemu.PRELUDE
+        fake_libcuda.PRELUDE
         + ARRAY_OPERATIONS
         + textwrap.dedent(
             """
@@ -278,18 +271,17 @@ def test_array_operations_are_ranges_while_switched_on(recorder, fake):
                             "pop pycuda"], got
         """
         ),
-        PYCUDA_LIBCUDA=str(fake),
+        PYCUDA_LIBCUDA=str(fake_libcuda_so),
         PYCUDA_NVTX="0",
     )
 
 
 @needs_nvtx
 @needs_recorder
-@needs_fake
-def test_switched_off_the_array_operations_never_reach_nvtx(recorder, fake):
+def test_switched_off_the_array_operations_never_reach_nvtx(recorder, fake_libcuda_so):
     nvtx_recorder.run_recorded(
         recorder,
-        hostemu.PRELUDE
+        fake_libcuda.PRELUDE
         + ARRAY_OPERATIONS
         + textwrap.dedent(
             """
@@ -302,7 +294,7 @@ def test_switched_off_the_array_operations_never_reach_nvtx(recorder, fake):
         assert events() == [], "the C++ operators opened a range"
         """
         ),
-        PYCUDA_LIBCUDA=str(fake),
+        PYCUDA_LIBCUDA=str(fake_libcuda_so),
         PYCUDA_NVTX="0",
     )
 

@@ -1,8 +1,8 @@
 """Pageable memcpy_htod/memcpy_dtoh through page-locked staging buffers (core/staged_copy).
 
-CPU tests run each case in a child interpreter against the fake driver of tests/hostemu.c, which
-defers page-locked async copies until an event is synchronized (so a staging buffer reused too
-early gives wrong data) and counts the copies it ran. GPU tests repeat the identity checks on a
+CPU tests run each case in a child interpreter against the fake driver (tests/fake_libcuda.py),
+which defers page-locked async copies until an event is synchronized (so a staging buffer reused
+too early gives wrong data) and counts the copies it ran. GPU tests repeat the identity checks on a
 device with 256 MiB, kernels and a user stream.
 """
 
@@ -10,28 +10,19 @@ from __future__ import annotations
 
 import threading
 
-import hostemu
+import fake_libcuda
 import numpy as np
 import pytest
 
 import pycuda.driver as drv
 from pycuda import _driver
 
-needs_cc = pytest.mark.skipif(hostemu.compiler() is None, reason="no C compiler for the fake")
-
-
-@pytest.fixture(scope="module")
-def fake(tmp_path_factory):
-    return hostemu.build(tmp_path_factory.mktemp("hostemu"))
-
-
 # {{{ CPU, against the fake driver
 
 
-@needs_cc
-def test_sizes_around_the_threshold_and_the_chunks(fake):
-    hostemu.run_with_hostemu(
-        fake,
+def test_sizes_around_the_threshold_and_the_chunks(fake_libcuda_so):
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         cfg = _driver._staged_copy_config()
         T, B = cfg["threshold"], cfg["buffer_bytes"]
@@ -73,10 +64,9 @@ def test_sizes_around_the_threshold_and_the_chunks(fake):
     )
 
 
-@needs_cc
-def test_known_memory_and_async_forms_are_not_staged(fake):
-    hostemu.run_with_hostemu(
-        fake,
+def test_known_memory_and_async_forms_are_not_staged(fake_libcuda_so):
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         n = 3 * _driver._staged_copy_config()["threshold"]
         a = np.random.default_rng(1).integers(0, 256, n, dtype=np.uint8)
@@ -125,10 +115,9 @@ def test_known_memory_and_async_forms_are_not_staged(fake):
     )
 
 
-@needs_cc
-def test_arrays_and_argument_handlers_are_staged(fake):
-    hostemu.run_with_hostemu(
-        fake,
+def test_arrays_and_argument_handlers_are_staged(fake_libcuda_so):
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         from pycuda import gpuarray
 
@@ -177,10 +166,9 @@ def test_arrays_and_argument_handlers_are_staged(fake):
     )
 
 
-@needs_cc
-def test_four_threads_at_once(fake):
-    out = hostemu.run_with_hostemu(
-        fake,
+def test_four_threads_at_once(fake_libcuda_so):
+    out = fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         cfg = _driver._staged_copy_config()
         T, B = cfg["threshold"], cfg["buffer_bytes"]
@@ -222,10 +210,9 @@ def test_four_threads_at_once(fake):
     assert out.strip() == "ok"
 
 
-@needs_cc
-def test_staging_is_bounded_and_freed_with_its_context(fake):
-    hostemu.run_with_hostemu(
-        fake,
+def test_staging_is_bounded_and_freed_with_its_context(fake_libcuda_so):
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         import gc
 
@@ -275,10 +262,9 @@ def test_staging_is_bounded_and_freed_with_its_context(fake):
     )
 
 
-@needs_cc
-def test_a_child_forked_after_staging_is_refused_not_hung(fake):
-    out = hostemu.run_with_hostemu(
-        fake,
+def test_a_child_forked_after_staging_is_refused_not_hung(fake_libcuda_so):
+    out = fake_libcuda.run_on_fake(
+        fake_libcuda_so,
         """
         a = np.ones(4 * _driver._staged_copy_config()["threshold"], np.uint8)
         dev = drv.mem_alloc(a.nbytes)
