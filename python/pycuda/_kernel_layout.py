@@ -97,3 +97,58 @@ def vector_width(itemsize: int, addresses: Sequence[int], max_bytes: int = 16) -
     ):
         width *= 2
     return width
+
+
+# Where an operand's elements lie along the innermost merged axis of a rows kernel.
+CONTIGUOUS, BROADCAST, STRIDED = "c", "b", "s"
+
+
+@dataclass(frozen=True)
+class RowsLayout:
+    """What a rows kernel (``_array_kernels.rows_kernel``) is compiled for.
+
+    The merged loop is seen as rows (every axis but the last) of ``length = shape[-1]`` elements.
+    ``inner`` holds one of ``CONTIGUOUS`` (stride = itemsize), ``BROADCAST`` (stride 0) or
+    ``STRIDED`` per array operand, output first; each thread handles ``width`` neighbouring
+    elements of a row, with one ``width``-element access per contiguous operand.
+    """
+
+    ndim: int
+    width: int
+    inner: str
+
+
+def inner_class(stride: int, itemsize: int) -> str:
+    """``CONTIGUOUS``, ``BROADCAST`` or ``STRIDED``: how an operand walks the innermost axis."""
+    if stride == itemsize:
+        return CONTIGUOUS
+    return BROADCAST if stride == 0 else STRIDED
+
+
+def rows_layout(
+    layout: KernelLayout, itemsizes: Sequence[int], addresses: Sequence[int]
+) -> RowsLayout:
+    """The rows kernel for ``layout``, whose operands start at ``addresses`` (after the
+    layout's offsets; output first, array operands only).
+
+    The width is the widest access every contiguous operand allows at the start of every row
+    (its address and its strides along the outer axes aligned, at most 16 bytes), and no more
+    than a row holds; 1 when no operand is contiguous along the rows.
+    """
+    if not len(itemsizes) == len(addresses) == len(layout.strides):
+        raise ValueError("need one itemsize and one address per operand")
+    inner = "".join(
+        inner_class(strides[-1], size)
+        for strides, size in zip(layout.strides, itemsizes, strict=True)
+    )
+    width = 16
+    for cls, strides, size, address in zip(
+        inner, layout.strides, itemsizes, addresses, strict=True
+    ):
+        if cls == CONTIGUOUS:
+            width = min(width, vector_width(size, [address, *strides[:-1]]))
+    if CONTIGUOUS not in inner:
+        width = 1
+    while width > layout.shape[-1]:
+        width //= 2
+    return RowsLayout(layout.ndim, width, inner)
