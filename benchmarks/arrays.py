@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-from collections.abc import Callable
 
 import numpy as np
 
@@ -29,56 +27,11 @@ from pycuda.elementwise import ElementwiseKernel
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _host_cost import host_us  # noqa: E402
 from _report import report  # noqa: E402
+from _timing import cupy_timer, device_ms, pycuda_timer  # noqa: E402
 
 N = 1 << 26
 SIDE = 1 << 13  # SIDE * SIDE == N
 Row = tuple[str, float, str]
-
-
-def device_ms(
-    op: Callable[[], object], sync: Callable[[], object], record, burst: int = 20, rounds: int = 15
-) -> float:
-    """Median over rounds of the mean time of one op, from events around a burst."""
-    for _ in range(3):
-        op()
-    sync()
-    times = []
-    for _ in range(rounds):
-        start, end = record()
-        for _ in range(burst):
-            op()
-        times.append(end() / burst)
-    return statistics.median(times)
-
-
-def pycuda_timer():
-    def record():
-        a, b = drv.Event(), drv.Event()
-        a.record()
-
-        def end():
-            b.record()
-            b.synchronize()
-            return b.time_since(a)
-
-        return a, end
-
-    return record
-
-
-def cupy_timer(cp):
-    def record():
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-
-        def end():
-            b.record()
-            b.synchronize()
-            return cp.cuda.get_elapsed_time(a, b)
-
-        return a, end
-
-    return record
 
 
 CASES = [

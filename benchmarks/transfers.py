@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -29,23 +27,11 @@ from pycuda.compiler import SourceModule
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _report import report  # noqa: E402
+from _timing import seconds  # noqa: E402
 
 MiB = 1 << 20
 SIZES = (1 * MiB, 16 * MiB, 256 * MiB)
 Row = tuple[str, float, str]
-
-
-def seconds(op: Callable[[], object], total_bytes: int) -> float:
-    """Median wall time of one call of `op` (rounds sized to ~2 GB moved, 5 to 200)."""
-    rounds = max(5, min(200, (2 << 30) // max(total_bytes, 1)))
-    for _ in range(3):
-        op()
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        op()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def gbs(op: Callable[[], object], nbytes: int) -> float:

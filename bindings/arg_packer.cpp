@@ -79,9 +79,12 @@ struct TypeEntry {
 };
 
 // Shared by all Functions (a type's classification does not depend on the kernel); only
-// touched with the GIL held.
+// touched with the GIL held. Emptied, and closed to new entries, at exit
+// (forget_argument_types): a class held past the interpreter's teardown keeps what it refers
+// to (GPUArray: its operators and their launch table) and nanobind reports those as leaked.
 std::vector<TypeEntry> type_cache;
 constexpr std::size_t type_cache_limit = 64;
+bool type_cache_closed = false;
 
 bool is_subtype(PyTypeObject* t, PyTypeObject* base) {
     return PyType_IsSubtype(t, base) != 0;
@@ -150,7 +153,7 @@ const TypeEntry& lookup(PyObject* obj) {
             return e;
     TypeEntry entry = classify(obj);
     thread_local TypeEntry uncached;
-    if (type_cache.size() >= type_cache_limit) {
+    if (type_cache_closed || type_cache.size() >= type_cache_limit) {
         uncached = entry;
         return uncached;
     }
@@ -158,6 +161,20 @@ const TypeEntry& lookup(PyObject* obj) {
     type_cache.push_back(entry);
     return type_cache.back();
 }
+
+} // namespace
+
+void forget_argument_types() {
+    type_cache_closed = true;
+    std::vector<PyTypeObject*> types;
+    for (const TypeEntry& e : type_cache)
+        types.push_back(e.type);
+    type_cache.clear();           // (keeps its capacity: references handed out stay valid)
+    for (PyTypeObject* t : types) // last: releasing a class may run Python code
+        Py_DECREF(reinterpret_cast<PyObject*>(t));
+}
+
+namespace {
 
 /// Alignment of a by-value blob described by a NumPy dtype: CUDA vector types (2 or 4 equal
 /// members, up to 16 bytes) align to their size; other structs to their widest member.

@@ -70,4 +70,8 @@ void pack_by_layout(ArgBuffer& buf, const ParamLayout& layout, PyObject* const* 
 /// "%ds" for structured dtypes), strings are used verbatim, anything else is a pointer "P".
 std::string format_from_arg_types(nb::handle arg_types);
 
+/// Releases the argument types cached for __call__ and caches none from then on: called at
+/// exit (pycuda/driver.py), so that the classes are freed before the interpreter is torn down.
+void forget_argument_types();
+
 } // namespace pycuda::bindings

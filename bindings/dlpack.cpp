@@ -76,6 +76,9 @@ void capsule_destructor(PyObject* capsule) noexcept {
     PyErr_Restore(type, value, traceback);
 }
 
+// This and dtype_name below mirror the DLPack codes of python/pycuda/_dtypes.py's rows;
+// tests/test_dtypes.py checks both against every row (a new dtype with a DLPack code needs a
+// line in each).
 /// The DLDataType of a numpy dtype; TypeError for anything DLPack cannot describe.
 DLDataType data_type_of(nb::handle dtype) {
     std::string kind = nb::cast<std::string>(dtype.attr("kind"));

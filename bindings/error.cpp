@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 namespace pycuda::bindings {
@@ -122,6 +123,18 @@ void bind_error(nb::module_& m) {
             std::rethrow_exception(p);
         } catch (const CudaError& e) {
             raise(e);
+        } catch (const std::invalid_argument&) {
+            throw; // ValueError, as nanobind translates these ...
+        } catch (const std::domain_error&) {
+            throw;
+        } catch (const std::length_error&) {
+            throw;
+        } catch (const std::out_of_range&) {
+            throw; // ... IndexError
+        } catch (const std::logic_error& e) {
+            // The core's "used wrongly" (a Memcpy2D with no source set, a texture with nothing
+            // bound): pycuda's LogicError, not a bare RuntimeError.
+            PyErr_SetString(logic_error_class, e.what());
         }
     });
     set_cleanup_warning_handler(warn_cleanup);

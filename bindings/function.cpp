@@ -494,6 +494,8 @@ void bind_function(nb::module_& m) {
 
     add_raw_methods(cls);
     bind_helpers(m);
+    m.def("_forget_argument_types", &forget_argument_types,
+          "Release the argument types __call__ has cached, and cache no more (at exit).");
 }
 
 /// CPU-testable pieces of the launch path.

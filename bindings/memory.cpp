@@ -19,12 +19,19 @@
 
 namespace pycuda::bindings {
 
+CUdeviceptr PointerHolderBase::get_pointer() const {
+    PyErr_SetString(PyExc_NotImplementedError,
+                    "PointerHolderBase.get_pointer(): a subclass must override it to return "
+                    "the device address");
+    throw nb::python_error();
+}
+
 namespace {
 
 class PyPointerHolderBase : public PointerHolderBase {
 public:
     NB_TRAMPOLINE(PointerHolderBase, 1);
-    CUdeviceptr get_pointer() const override { NB_OVERRIDE_PURE(get_pointer); }
+    CUdeviceptr get_pointer() const override { NB_OVERRIDE(get_pointer); }
 };
 
 std::string what_of(const char* call, const char* problem) {
@@ -34,7 +41,7 @@ std::string what_of(const char* call, const char* problem) {
 } // namespace
 
 HostBuffer::HostBuffer(nb::handle obj, bool writable, const char* what) {
-    int flags = PyBUF_STRIDES | (writable ? PyBUF_WRITABLE : 0);
+    int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj.ptr(), &view_, flags) != 0) {
         PyErr_Clear();
         view_ = Py_buffer{};
@@ -54,6 +61,23 @@ HostBuffer::HostBuffer(nb::handle obj, bool writable, const char* what) {
         throw nb::value_error(what_of(what, "the host buffer is not contiguous; pass a C- or "
                                             "F-contiguous one (numpy.ascontiguousarray)")
                                   .c_str());
+    }
+    // An object array's bytes are PyObject pointers: copied to the device they mean nothing,
+    // and bytes copied into one are taken for pointers (a crash when it is freed).
+    bool objects = view_.format != nullptr && std::strcmp(view_.format, "O") == 0;
+    if (!objects && PyObject_HasAttrString(obj.ptr(), "dtype")) {
+        nb::object has = nb::steal(PyObject_GetAttrString(obj.ptr(), "dtype"));
+        PyObject* flag = has.is_valid() ? PyObject_GetAttrString(has.ptr(), "hasobject") : nullptr;
+        objects = flag == Py_True;
+        Py_XDECREF(flag);
+        PyErr_Clear();
+    }
+    if (objects) {
+        PyBuffer_Release(&view_);
+        throw nb::type_error(
+            what_of(what, "the host buffer holds Python objects (an object dtype), whose bytes "
+                          "are pointers; use a numeric dtype")
+                .c_str());
     }
 }
 

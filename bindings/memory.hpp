@@ -18,7 +18,8 @@ namespace pycuda::bindings {
 class PointerHolderBase {
 public:
     virtual ~PointerHolderBase() = default;
-    virtual CUdeviceptr get_pointer() const = 0;
+    /// The device address; NotImplementedError where a subclass did not override it.
+    virtual CUdeviceptr get_pointer() const;
 };
 
 /// A device address and the bytes known to be behind it (SIZE_MAX when unknown: ints,

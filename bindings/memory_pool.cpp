@@ -9,6 +9,7 @@
 #include <nanobind/stl/unique_ptr.h>
 
 #include <memory>
+#include <new>
 #include <string>
 #include <tuple>
 
@@ -75,13 +76,19 @@ nb::object pooled_array(HostPoolRef& r, nb::handle shape, nb::handle dtype, nb::
         throw nb::value_error("PageLockedMemoryPool.allocate: order must be 'C' or 'F'");
     nb::module_ np = nb::module_::import_("numpy");
     nb::object dt = np.attr("dtype")(dtype);
+    if (nb::cast<bool>(dt.attr("hasobject"))) // raw memory: NumPy would read it as pointers
+        throw nb::type_error("PageLockedMemoryPool.allocate: host memory cannot hold Python "
+                             "objects (an object dtype)");
     nb::tuple dims = PyIndex_Check(shape.ptr()) ? nb::make_tuple(shape) : nb::tuple(shape);
     size_t bytes = nb::cast<size_t>(dt.attr("itemsize"));
     for (nb::handle d : dims) {
-        long long n = nb::cast<long long>(d);
+        long long n = 0;
+        if (!nb::try_cast<long long>(d, n))
+            throw nb::type_error("PageLockedMemoryPool.allocate: the shape must be ints");
         if (n < 0)
             throw nb::value_error("PageLockedMemoryPool.allocate: negative dimensions");
-        bytes *= static_cast<size_t>(n);
+        if (__builtin_mul_overflow(bytes, static_cast<size_t>(n), &bytes))
+            throw std::bad_alloc(); // MemoryError: no memory has that many bytes
     }
     nb::object block = nb::cast(
         retry_after_gc([&] { return std::make_unique<PooledHostAllocation>(r.pool, bytes); }));

@@ -55,3 +55,13 @@ def ctx(primary_context):
     # A test that left its own contexts pushed must not leak them into the next test.
     while drv.Context.get_current() not in (None, primary_context):
         drv.Context.pop()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """The number of fuzzed calls made (tests/test_fuzz.py), for the record."""
+    import sys
+
+    counts = getattr(sys.modules.get("test_fuzz"), "COUNTS", None)
+    if counts:
+        detail = ", ".join(f"{name}: {n}" for name, n in counts.items())
+        terminalreporter.write_line(f"fuzz: {sum(counts.values())} calls ({detail})")

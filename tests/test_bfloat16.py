@@ -206,3 +206,49 @@ def test_binary_cumath_and_clip(device):
 
 
 # }}}
+
+
+# {{{ reductions and scans (the dtype table's accumulator: float32), on the GPU
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+def test_reductions_against_numpy(ctx, axis):
+    """Integer values: the float32 sums are exact, so each result is the exact value rounded
+    once to bfloat16, as NumPy's float32 sum of the same values rounded to bfloat16."""
+    from pycuda import gpuarray
+
+    rng = np.random.default_rng(7)
+    host = rng.integers(-3, 4, size=(37, 300)).astype(BF16)
+    exact = host.astype(np.float32)
+    a = gpuarray.to_gpu(host)
+    sums = a.sum(axis=axis).get()
+    assert sums.dtype == np.sum(host, axis=axis).dtype == BF16
+    expected = np.asarray(exact.sum(axis=axis)).astype(BF16)
+    np.testing.assert_array_equal(sums.astype(np.float32), expected.astype(np.float32))
+    for name in ("max", "min"):
+        got = getattr(a, name)(axis=axis).get()
+        np.testing.assert_array_equal(got, getattr(np, name)(host, axis=axis))
+    mean = a.mean(axis=axis).get().astype(np.float32)
+    np.testing.assert_allclose(mean, exact.mean(axis=axis), rtol=2**-7, atol=2**-9)
+    if not isinstance(axis, tuple):
+        for name in ("argmax", "argmin"):
+            got = getattr(a, name)(axis=axis).get()
+            np.testing.assert_array_equal(got, getattr(np, name)(host, axis=axis))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_cumsum_against_numpy(ctx, axis):
+    """Ones and zeros, 240 of them: every partial sum is exact in bfloat16 too."""
+    from pycuda import gpuarray
+
+    rng = np.random.default_rng(8)
+    host = rng.integers(0, 2, size=(8, 30)).astype(BF16)
+    got = gpuarray.cumsum(gpuarray.to_gpu(host), axis=axis).get()
+    expected = np.cumsum(host.astype(np.float32), axis=axis)
+    assert got.dtype == BF16
+    np.testing.assert_array_equal(got.astype(np.float32), expected)
+
+
+# }}}

@@ -12,6 +12,7 @@ import pytest
 from launch_log import FakeDevice, LaunchLog, Memory, without_new_memory
 
 from pycuda import _array_core, _reduce_ops, gpuarray, reduction
+from pycuda._dtypes import info
 from pycuda.gpuarray import GPUArray
 
 DTYPES = [
@@ -68,7 +69,7 @@ def _same_result(fast, general):
 
 def _kernel_of(what, dtype):
     if what == "sum":
-        return reduction.get_sum_kernel(_reduce_ops._sum_dtype(dtype), dtype)
+        return reduction.get_sum_kernel(info(dtype).sum_dtype, dtype)
     return reduction.get_minmax_kernel(what, dtype)
 
 

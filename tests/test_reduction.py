@@ -179,9 +179,9 @@ def test_arguments_required():
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_sum_dtype_is_numpys(dtype):
-    from pycuda._reduce_ops import _sum_dtype
+    from pycuda._dtypes import info
 
-    assert _sum_dtype(dtype) == np.sum(np.zeros(3, dtype)).dtype
+    assert info(dtype).sum_dtype == np.sum(np.zeros(3, dtype)).dtype
 
 
 class _HostArray:

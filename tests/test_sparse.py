@@ -267,6 +267,16 @@ def test_adjacency_is_undirected_without_self_loops():
     assert neighbours == [[1, 2], [0], [0]]
 
 
+def test_diagonal_matrix_has_no_edges_and_partitions(monkeypatch):
+    # (Found by the exit tests: a diagonal matrix made adjacency() index an empty array.)
+    no_pymetis(monkeypatch)
+    csr = _csr.to_csr(np.eye(8), np.float64)
+    xadj, adjncy = _partition.adjacency(csr, False)
+    assert list(xadj) == [0] * 9 and adjncy.size == 0
+    parts, blocks = _partition.partition_rows(csr, True, 1, max_rows=3)
+    assert blocks == 3 and np.bincount(parts).max() <= 3
+
+
 def test_partition_uses_pymetis_and_grows_the_packet_count(monkeypatch):
     seen = []
 

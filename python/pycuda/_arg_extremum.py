@@ -6,7 +6,8 @@ increasing index order (a grid-stride loop of 16-byte loads, ``UNROLL`` of them 
 keeping a plain value and index, replaced only by a strictly better value or a first NaN, so the
 first extremum wins without comparing indices; then the block combines its threads' pairs
 (value, then the lower index on a tie) and writes one pair. Stage 2: one block combines the
-pairs and writes the index. float16 compares in float32 (exact).
+pairs and writes the index. Values compare in their compute dtype (``pycuda._dtypes``: float16
+and bfloat16 in float32, exactly).
 
     from pycuda.reduction import get_argminmax_kernel
     index = get_argminmax_kernel("max", numpy.float32)(a_gpu).get()
@@ -19,9 +20,8 @@ from typing import Any
 import numpy as np
 
 from pycuda import _array_core as core
-from pycuda import compiler, driver
-from pycuda._reduction_parts import minmax_neutral, resident_blocks
-from pycuda.tools import dtype_to_ctype
+from pycuda import _dtypes, compiler, driver
+from pycuda._reduction_parts import REDUCTION_HELPERS, minmax_neutral, resident_blocks
 
 BLOCK = 256
 STAGE2_BLOCK = 1024
@@ -30,18 +30,6 @@ UNROLL = 2  # 16-byte loads in flight per thread and trip
 _HELPERS = r"""
 #ifndef PYCUDA_ARG_EXTREMUM_HELPERS
 #define PYCUDA_ARG_EXTREMUM_HELPERS
-template <class T>
-__device__ __forceinline__ T pycuda_arg_shfl_down(const T &v, unsigned delta) {
-    constexpr int W = (sizeof(T) + 3) / 4;
-    unsigned w[W] = {};
-    memcpy(w, &v, sizeof(T));
-#pragma unroll
-    for (int k = 0; k < W; ++k)
-        w[k] = __shfl_down_sync(0xffffffffu, w[k], delta);
-    T r;
-    memcpy(&r, w, sizeof(T));
-    return r;
-}
 template <class K>
 struct pycuda_arg_best {
     K v;
@@ -133,7 +121,7 @@ template <int B>
 __device__ __forceinline__ void pr_block(pr_key &bv, long long &bi) {{
     #pragma unroll
     for (int d = 16; d > 0; d >>= 1)
-        pr_comb(bv, bi, pycuda_arg_shfl_down(bv, d), __shfl_down_sync(0xffffffffu, bi, d));
+        pr_comb(bv, bi, pycuda_shfl_down(bv, d), __shfl_down_sync(0xffffffffu, bi, d));
     __shared__ __align__(8) unsigned char pr_raw[B / 32 * sizeof(pr_key)];
     __shared__ long long pr_si[B / 32];
     pr_key *pr_sv = reinterpret_cast<pr_key *>(pr_raw);
@@ -148,7 +136,7 @@ __device__ __forceinline__ void pr_block(pr_key &bv, long long &bi) {{
         bi = lane < B / 32 ? pr_si[lane] : 0x7fffffffffffffffLL;
         #pragma unroll
         for (int d = 16; d > 0; d >>= 1)
-            pr_comb(bv, bi, pycuda_arg_shfl_down(bv, d), __shfl_down_sync(0xffffffffu, bi, d));
+            pr_comb(bv, bi, pycuda_shfl_down(bv, d), __shfl_down_sync(0xffffffffu, bi, d));
     }}
 }}
 """
@@ -158,11 +146,11 @@ def source(what: str, dtype: Any, name: str, block: int = BLOCK, unroll: int = U
     """The CUDA source of ``name``_stage1, _stage1_vec (16-byte loads) and _stage2."""
     dtype = np.dtype(dtype)
     neutral = minmax_neutral(what, dtype)  # refuses complex values
-    ctype = dtype_to_ctype(dtype)
-    key_ctype = "float" if dtype == np.float16 else ctype
-    includes = "#include <cuda_fp16.h>\n" if dtype == np.float16 else ""
+    row = _dtypes.info(dtype)
+    ctype, key_ctype = row.c_name, row.compute_c_name
+    includes = _dtypes.includes([dtype], first=("pycuda-complex.hpp",))
     vw = 16 // dtype.itemsize
-    return f"""{includes}{_HELPERS}
+    return f"""{includes}{REDUCTION_HELPERS}{_HELPERS}
 typedef {key_ctype} pr_key;
 typedef pycuda_arg_best<pr_key> pr_pair;
 struct __align__(16) pr_chunk{vw} {{ {ctype} v[{vw}]; }};

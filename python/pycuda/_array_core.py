@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import builtins
 import functools
-import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -28,8 +27,9 @@ import numpy as np
 
 from pycuda import _driver, compiler
 from pycuda import driver as drv
-from pycuda._array_kernels import Operand, compute_dtype, flat_source, strided_source
+from pycuda._array_kernels import Operand, flat_source, strided_source
 from pycuda._broadcast import broadcast_strides
+from pycuda._dtypes import scalar_value  # noqa: F401 - the modules' scalar operands
 from pycuda._kernel_layout import kernel_layout, vector_width
 from pycuda._launch_config import LaunchConfig, grid_stride_config, just_enough_config
 from pycuda._shape import compact_strides, like_strides, span_bytes
@@ -259,18 +259,6 @@ def launch(func: Any, grid: Any, block: Any, stream: Any, args: Sequence[Any]) -
         func.prepared_call(grid, block, *args)
     else:
         func.prepared_async_call(grid, block, stream, *args)
-
-
-def scalar_value(value: Any, dtype: np.dtype) -> Any:
-    """A scalar operand as a kernel takes it: in the compute type of ``dtype``."""
-    if type(value) is complex and dtype.kind not in "bcV":
-        # NumPy refuses a Python complex for a real array (a NumPy complex loses its imag)
-        raise TypeError(f"cannot convert the Python complex {value!r} to {dtype}")
-    if dtype.itemsize == 2 and compute_dtype(dtype) != dtype:
-        return np.float32(dtype.type(value))  # float16, bfloat16: rounded to 16 bits first
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
-        return compute_dtype(dtype).type(value)
 
 
 @functools.lru_cache(maxsize=1024)

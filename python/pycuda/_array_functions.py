@@ -13,6 +13,7 @@ import numpy as np
 
 from pycuda import _array_core as core
 from pycuda import _operators as ops
+from pycuda._arg_checks import require, require_array
 from pycuda._array_kernels import compute_ctype
 from pycuda._broadcast import broadcast_shapes
 from pycuda._c_types import dtype_to_ctype
@@ -62,6 +63,7 @@ def ones(
 def empty_like(other_ary: GPUArray, dtype: Any = None, order: str = "K") -> GPUArray:
     """A new uninitialized GPUArray with ``other_ary``'s shape and allocator (and axis order,
     for 'K'), as the original's."""
+    require(other_ary, "shape dtype strides allocator", "empty_like", "a GPUArray")
     dtype = other_ary.dtype if dtype is None else np.dtype(dtype)
     itemsize = other_ary.dtype.itemsize
     strides = like_strides(other_ary.shape, other_ary.strides, itemsize, order)
@@ -198,6 +200,7 @@ def if_positive(
     criterion: GPUArray, then_: Any, else_: Any, out: GPUArray | None = None, stream: Any = None
 ) -> GPUArray:
     """``then_`` where ``criterion > 0``, else ``else_`` (arrays broadcast, or scalars)."""
+    require_array(criterion, "if_positive: criterion")
     if criterion.dtype.kind == "c":
         raise TypeError("if_positive: complex criteria have no order")
     return _select("({x} > 0)", criterion, then_, else_, out, stream)
@@ -205,9 +208,11 @@ def if_positive(
 
 def transpose(a: GPUArray, axes: Any = None) -> GPUArray:
     """``a.transpose(axes)``."""
+    require(a, "transpose", "transpose", "a GPUArray")
     return a.transpose(axes)
 
 
 def reshape(a: GPUArray, *shape: Any, **kwargs: Any) -> GPUArray:
     """``a.reshape(*shape, order=...)``."""
+    require(a, "reshape", "reshape", "a GPUArray")
     return a.reshape(*shape, **kwargs)

@@ -10,29 +10,30 @@ Every operation of ``gpuarray`` and ``cumath`` is one C expression over the oper
   operand's byte strides arrive as kernel arguments, so one compiled kernel serves every shape
   of the same number of merged axes.
 
-Casts follow NumPy (complex to real keeps the real part, float16 and bfloat16 compute in
-float32). This module only writes sources; ``gpuarray`` compiles, caches and launches them.
+Casts follow NumPy (complex to real keeps the real part); operands compute in their dtype's
+compute dtype (``pycuda._dtypes``: float16 and bfloat16 in float32). This module only writes
+sources; ``gpuarray`` compiles, caches and launches them.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from pycuda import _dtypes
 from pycuda._c_types import dtype_to_ctype
-from pycuda._dtype_rules import BFLOAT16, kind_of
+from pycuda._dtype_rules import kind_of
 
 # Device helpers every generated kernel includes: NumPy's casts and its integer and float
 # semantics where C's differ (floor division, modulo, shifts, integer powers, complex order).
-HELPERS = r"""
-#include <pycuda-complex.hpp>
-#include <cuda_fp16.h>
-#include <cuda_bf16.h>
-
+# pc_cast has a specialization for every storage type of the dtype table that converts through
+# float, so the helpers include every header the table names.
+_HELPERS_HEAD = r"""
 // The integer helpers are templates shared by signed and unsigned types, where "x < 0" is
 // "pointless" for the unsigned ones; that is intended.
 #pragma nv_diag_suppress 186
@@ -60,44 +61,43 @@ template <class R1, class R2> struct pc_cast_t<pycuda::complex<R1>, pycuda::comp
         return pycuda::complex<R1>((R1)x.real(), (R1)x.imag());
     }
 };
-// The 16-bit floats (__half, __nv_bfloat16) convert through float, and from double directly
-// (one rounding, as NumPy and ml_dtypes do).
-#define PC_FLOAT16_CASTS(H, TO_FLOAT, FROM_FLOAT, FROM_DOUBLE) \
-template <class To> struct pc_cast_t<To, H> { \
-    static __device__ __forceinline__ To f(H x) { return pc_cast_t<To, float>::f(TO_FLOAT(x)); } \
-}; \
-template <class From> struct pc_cast_t<H, From> { \
-    static __device__ __forceinline__ H f(From x) { return FROM_FLOAT((float)x); } \
-}; \
-template <> struct pc_cast_t<H, double> { \
-    static __device__ __forceinline__ H f(double x) { return FROM_DOUBLE(x); } \
-}; \
-template <> struct pc_cast_t<H, H> { \
-    static __device__ __forceinline__ H f(H x) { return x; } \
-}; \
-template <class R> struct pc_cast_t<H, pycuda::complex<R>> { \
-    static __device__ __forceinline__ H f(pycuda::complex<R> x) { \
-        return pc_cast_t<H, R>::f(x.real()); \
-    } \
-}; \
-template <class R> struct pc_cast_t<pycuda::complex<R>, H> { \
-    static __device__ __forceinline__ pycuda::complex<R> f(H x) { \
-        return pycuda::complex<R>((R)TO_FLOAT(x)); \
-    } \
-};
-PC_FLOAT16_CASTS(__half, __half2float, __float2half_rn, __double2half)
-PC_FLOAT16_CASTS(__nv_bfloat16, __bfloat162float, __float2bfloat16_rn, __double2bfloat16)
-#undef PC_FLOAT16_CASTS
-template <> struct pc_cast_t<__half, __nv_bfloat16> {
-    static __device__ __forceinline__ __half f(__nv_bfloat16 x) {
-        return __float2half_rn(__bfloat162float(x));
-    }
-};
-template <> struct pc_cast_t<__nv_bfloat16, __half> {
-    static __device__ __forceinline__ __nv_bfloat16 f(__half x) {
-        return __float2bfloat16_rn(__half2float(x));
-    }
-};
+"""
+
+# A storage type H that converts through float (the table's via_float: to float, from float,
+# from double): casts from H go through float, casts to H from float, and from double directly
+# (one rounding, as NumPy and ml_dtypes do).
+_VIA_FLOAT_CASTS = r"""
+template <class To> struct pc_cast_t<To, {H}> {{
+    static __device__ __forceinline__ To f({H} x) {{ return pc_cast_t<To, float>::f({to}(x)); }}
+}};
+template <class From> struct pc_cast_t<{H}, From> {{
+    static __device__ __forceinline__ {H} f(From x) {{ return {from_float}((float)x); }}
+}};
+template <> struct pc_cast_t<{H}, double> {{
+    static __device__ __forceinline__ {H} f(double x) {{ return {from_double}(x); }}
+}};
+template <> struct pc_cast_t<{H}, {H}> {{
+    static __device__ __forceinline__ {H} f({H} x) {{ return x; }}
+}};
+template <class R> struct pc_cast_t<{H}, pycuda::complex<R>> {{
+    static __device__ __forceinline__ {H} f(pycuda::complex<R> x) {{
+        return pc_cast_t<{H}, R>::f(x.real());
+    }}
+}};
+template <class R> struct pc_cast_t<pycuda::complex<R>, {H}> {{
+    static __device__ __forceinline__ pycuda::complex<R> f({H} x) {{
+        return pycuda::complex<R>((R){to}(x));
+    }}
+}};
+"""
+# Between two such types: through float.
+_VIA_FLOAT_PAIR = r"""
+template <> struct pc_cast_t<{A}, {B}> {{
+    static __device__ __forceinline__ {A} f({B} x) {{ return {a_from_float}({b_to}(x)); }}
+}};
+"""
+
+_HELPERS_TAIL = r"""
 template <class To, class From> __device__ __forceinline__ To pc_cast(From x) {
     return pc_cast_t<To, From>::f(x);
 }
@@ -170,17 +170,33 @@ template <class T, int V> struct alignas(sizeof(T) * V) pc_pack { T v[V]; };
 """
 
 
+def _helpers() -> str:
+    via = [row for row in _dtypes.rows() if row.via_float]
+    casts = [
+        _VIA_FLOAT_CASTS.format(H=r.c_name, to=r.via_float[0], from_float=r.via_float[1],
+                                from_double=r.via_float[2])
+        for r in via
+    ]  # fmt: skip
+    casts += [
+        _VIA_FLOAT_PAIR.format(A=a.c_name, B=b.c_name, a_from_float=a.via_float[1],
+                               b_to=b.via_float[0])
+        for a, b in itertools.permutations(via, 2)
+    ]  # fmt: skip
+    headers = _dtypes.includes(_dtypes.SUPPORTED_DTYPES, first=("pycuda-complex.hpp",))
+    return "\n" + headers + _HELPERS_HEAD + "".join(casts) + _HELPERS_TAIL
+
+
+HELPERS = _helpers()
+
+
 def compute_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype a kernel computes in for operands of ``dtype`` (float16 and bfloat16 compute
-    in float32)."""
-    if dtype == np.float16 or (BFLOAT16 is not None and dtype == BFLOAT16):
-        return np.dtype(np.float32)
-    return dtype
+    """The dtype a kernel computes in for operands of ``dtype`` (the table's ``compute``)."""
+    return _dtypes.info(dtype).compute
 
 
 def compute_ctype(dtype: np.dtype) -> str:
     """The C type of :func:`compute_dtype`."""
-    return dtype_to_ctype(compute_dtype(dtype))
+    return _dtypes.info(dtype).compute_c_name
 
 
 @dataclass(frozen=True)
@@ -198,8 +214,7 @@ class Operand:
         """The prepare() format code of this operand's kernel argument."""
         if not self.scalar:
             return "P"
-        d = compute_dtype(self.dtype)
-        return {"l": "q", "L": "Q"}.get(d.char, d.char)
+        return _dtypes.info(self.dtype).scalar_format
 
     def c_param(self, k: int) -> str:
         if self.scalar:

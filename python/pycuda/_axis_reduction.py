@@ -25,7 +25,6 @@ import numpy as np
 
 from pycuda import _array_core as core
 from pycuda import compiler, driver
-from pycuda._array_kernels import compute_dtype
 from pycuda._axis_kernels import (
     ReduceOp,
     arg_format,
@@ -46,6 +45,7 @@ from pycuda._axis_plan import (
     result_shape,
 )
 from pycuda._c_types import dtype_to_ctype
+from pycuda._dtypes import find, info
 from pycuda.reduction import get_minmax_neutral
 from pycuda.tools import context_dependent_memoize
 
@@ -62,22 +62,9 @@ _EMPTY_ERRORS = {
 # {{{ dtypes and C of each operation
 
 
-def _sum_dtype(dtype: np.dtype) -> np.dtype:
-    if dtype.kind == "b" or (dtype.kind == "i" and dtype.itemsize < 8):
-        return np.dtype(np.int64)
-    if dtype.kind == "u" and dtype.itemsize < 8:
-        return np.dtype(np.uint64)
-    return dtype
-
-
 def _float_dtype(dtype: np.dtype) -> np.dtype:
     """mean's working dtype: integers and bool in float64, others as they are."""
     return np.dtype(np.float64) if dtype.kind in "biu" else dtype
-
-
-def _acc(dtype: np.dtype) -> np.dtype:
-    """The accumulator of a result of ``dtype``: float16 adds up in float32."""
-    return np.dtype(np.float32) if dtype == np.float16 else dtype
 
 
 def _real(dtype: np.dtype) -> np.dtype:
@@ -87,7 +74,7 @@ def _real(dtype: np.dtype) -> np.dtype:
 def result_dtype(name: str, in_dtype: np.dtype, dtype: Any = None) -> np.dtype:
     """NumPy's result dtype of reduction ``name`` of an array of ``in_dtype``."""
     if name in ("sum", "prod"):
-        return _sum_dtype(in_dtype) if dtype is None else np.dtype(dtype)
+        return info(in_dtype).sum_dtype if dtype is None else np.dtype(dtype)
     if name in ("max", "min"):
         return in_dtype
     if name in _ARG_OPS:
@@ -115,7 +102,7 @@ def reduce_op(
     """
     in_c, res_c = dtype_to_ctype(in_dtype), dtype_to_ctype(res)
     if name in ("sum", "prod", "mean"):
-        acc = _acc(result_dtype(name, in_dtype, dtype))
+        acc = info(result_dtype(name, in_dtype, dtype)).accumulator
         if name == "mean" and acc.kind in "biu":
             acc = np.dtype(np.float64)
         neutral, op = ("1", "a*b") if name == "prod" else ("0", "a+b")
@@ -125,7 +112,7 @@ def reduce_op(
     if name in ("max", "min"):
         if in_dtype.kind == "c":
             raise TypeError(f"{name} of complex values ({in_dtype}) is not defined")
-        acc = compute_dtype(in_dtype)
+        acc = info(in_dtype).compute
         neutral = get_minmax_neutral(name, acc)
         c = ReduceOp(in_c, dtype_to_ctype(acc), res_c, neutral, f"pycuda_nan_{name}(a, b)",
                      "pc_cast<acc_t>(x)")  # fmt: skip
@@ -134,7 +121,7 @@ def reduce_op(
         what = name[3:]
         if in_dtype.kind == "c":
             raise TypeError(f"{name} of complex values ({in_dtype}) is not defined")
-        v = compute_dtype(in_dtype)
+        v = info(in_dtype).compute
         vc = dtype_to_ctype(v)
         neutral = f"pycuda_make_arg<{vc}>({get_minmax_neutral(what, v)}, 0x7fffffffffffffffLL)"
         ext = f"pycuda_arg_ext<{str(what == 'max').lower()}>(a, b)"
@@ -161,7 +148,7 @@ def reduce_op(
 def _mean_acc(in_dtype: np.dtype, dtype: Any) -> np.dtype:
     """var's means: in float64 for integer input (or an integer dtype=), else the dtype."""
     work = _float_dtype(in_dtype if dtype is None else np.dtype(dtype))
-    return _acc(work)
+    return info(work).accumulator
 
 
 # }}}
@@ -323,9 +310,9 @@ def _warn_empty(name: str, n_red: int, ddof: int) -> None:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=4)
 
 
-@functools.lru_cache(maxsize=64)
 def _reducible(dtype: np.dtype) -> bool:
-    return dtype.kind in "biufc" and dtype.name != "bfloat16"
+    row = find(dtype)
+    return row is not None and row.arithmetic
 
 
 def reduce(  # noqa: A001 - NumPy's name for what this does
@@ -344,7 +331,7 @@ def reduce(  # noqa: A001 - NumPy's name for what this does
         raise TypeError(f"{name}: a must be a GPUArray, got {type(a).__name__}")
     if not _reducible(a.dtype):
         raise TypeError(
-            f"{name} along axes takes bool, integer, float16/32/64 or complex arrays, not "
+            f"{name} along axes takes bool, integer, float or complex arrays, not "
             f"{a.dtype} (convert first, e.g. a.astype(numpy.float32))"
         )
     axes = normalize_axes(axis, a.ndim, allow_tuple=name not in _ARG_OPS)

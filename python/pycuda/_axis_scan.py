@@ -22,8 +22,8 @@ from pycuda import _array_core as core
 from pycuda import compiler
 from pycuda._array_kernels import HELPERS as _ARRAY_HELPERS
 from pycuda._axis_plan import axis_layout, normalize_axes
-from pycuda._axis_reduction import _acc, _sum_dtype
 from pycuda._c_types import dtype_to_ctype
+from pycuda._dtypes import info
 from pycuda.scan import InclusiveScanKernel
 from pycuda.tools import context_dependent_memoize
 
@@ -36,8 +36,8 @@ _OPS = {"cumsum": ("a+b", "0"), "cumprod": ("a*b", "1")}
 
 def scan_dtypes(in_dtype: np.dtype, dtype: Any) -> tuple[np.dtype, np.dtype]:
     """(result dtype, accumulator dtype) of a cumsum/cumprod of ``in_dtype``."""
-    res = _sum_dtype(in_dtype) if dtype is None else np.dtype(dtype)
-    return res, _acc(res)
+    res = info(in_dtype).sum_dtype if dtype is None else np.dtype(dtype)
+    return res, info(res).accumulator
 
 
 _SHFL_UP = r"""

@@ -16,11 +16,13 @@ the dynamic loader finds them, then ``lib64/`` of ``$CUDA_HOME``, ``$CUDA_PATH``
 from __future__ import annotations
 
 import enum
+import operator
 from typing import Any
 
 import numpy as np
 
 from pycuda import _driver
+from pycuda._arg_checks import require_array
 
 
 class CurandLibraryError(RuntimeError):
@@ -64,8 +66,15 @@ def get_curand_version() -> tuple[int, int, int] | None:
 
 def cycled(table: np.ndarray, count: int) -> np.ndarray:
     """``count`` rows of ``table``, from its start again past its end (as the original)."""
-    reps = -(-count // table.shape[0]) if count else 0
-    return np.concatenate([table] * max(reps, 1))[:count]
+    require_array(table, "cycled")
+    if table.ndim == 0 or table.shape[0] == 0:
+        raise ValueError(f"cycled needs a table with at least one row, got shape {table.shape}")
+    count = operator.index(count)
+    if count < 0:
+        raise ValueError(f"count must not be negative, got {count}")
+    reps = -(-count // table.shape[0])
+    # (np.tile: a count past memory is NumPy's MemoryError saying how much, not a list's.)
+    return np.tile(table, (max(reps, 1),) + (1,) * (table.ndim - 1))[:count]
 
 
 def direction_table(direction: direction_vector_set) -> np.ndarray:

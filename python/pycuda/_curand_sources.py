@@ -19,6 +19,7 @@ pseudo-random ``prepare`` takes a 64-bit offset.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -264,8 +265,14 @@ def additional_source(spec: GeneratorSpec) -> str:
     return prepare + skip + sequences
 
 
+def _check_spec(spec: Any, what: str) -> None:
+    if not isinstance(spec, GeneratorSpec):
+        raise TypeError(f"{what} takes a GeneratorSpec, got {type(spec).__name__}")
+
+
 def generator_source(spec: GeneratorSpec) -> str:
     """The CUDA source of all the kernels of a generator class (compile with no_extern_c)."""
+    _check_spec(spec, "generator_source")
     keys = {"state_type": spec.state}
     kernels = [gen_template % dict(keys, name=n, out_type=t, suffix=s)
                for n, t, s in gen_info(spec)]  # fmt: skip
@@ -298,6 +305,7 @@ def fill_kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
 
 def kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
     """The ``prepare`` format of each kernel in ``generator_source(spec)``, by name."""
+    _check_spec(spec, "kernel_formats")
     formats = {"prepare": "PiPPQ" if spec.scrambled else "PiPQ"}
     skip_char = "I" if spec.skip_type == "unsigned int" else "Q"
     formats["skip_ahead"] = "Pi" + skip_char

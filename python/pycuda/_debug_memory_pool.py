@@ -30,6 +30,7 @@ from collections import Counter
 from typing import Any
 
 import pycuda.driver as cuda
+from pycuda._arg_checks import require
 from pycuda._driver import DeviceMemoryPool
 
 
@@ -79,6 +80,8 @@ class DebugMemoryPool(DeviceMemoryPool):
     """
 
     def __init__(self, interactive: bool = True, logfile: Any = None) -> None:
+        if logfile is not None:
+            require(logfile, "write", "DebugMemoryPool: logfile", "a file (with .write)")
         super().__init__()
         self.last_free, _ = cuda.mem_get_info()
         self.interactive = interactive
@@ -104,7 +107,7 @@ class DebugMemoryPool(DeviceMemoryPool):
         for (block_size, descr), count in sorted(histogram.items()):
             print(f"  {descr[len(prefix) :]} ({block_size} bytes): {count}x", file=self.logfile)
         if self.interactive:
-            input("  [Enter]")
+            _prompt("  [Enter]")
         result = super().allocate(size)
         number = next(self._numbers)
         self.blocks[number] = (size, description)
@@ -125,9 +128,20 @@ class DebugMemoryPool(DeviceMemoryPool):
             pass
         print(size, stack)
         while True:
-            mnemonic = input("Enter mnemonic or [Enter] for more info:")
+            mnemonic = _prompt("Enter mnemonic or [Enter] for more info:")
+            if mnemonic is None:  # no one to answer: the call chain names it
+                mnemonic = "|".join(stack)
             if mnemonic:
                 break
             traceback.print_stack()
         self.stacktrace_mnemonics[stack, size] = mnemonic
         return mnemonic
+
+
+def _prompt(text: str) -> str | None:
+    """The user's answer, or None where standard input has ended (a pipe, a batch job), so
+    that an interactive pool in a script without a terminal still allocates."""
+    try:
+        return input(text)
+    except EOFError:
+        return None

@@ -11,12 +11,14 @@ from typing import Any
 import numpy as np
 
 from pycuda import _driver
+from pycuda._arg_checks import require
 
 __all__ = ["mem_alloc_like", "to_device", "from_device", "from_device_like"]
 
 
 def mem_alloc_like(ary: Any) -> _driver.DeviceAllocation:
     """Device memory of ``ary.nbytes`` bytes."""
+    require(ary, "nbytes", "mem_alloc_like", "an array (with .nbytes)")
     return _driver.mem_alloc(ary.nbytes)
 
 

@@ -3,7 +3,7 @@
 An operand is either a dtype (an array, or a NumPy scalar: both 'strong') or a Python
 ``bool``/``int``/``float``/``complex`` (a 'weak' scalar that takes the array's kind when it can).
 The rules are coded here, not delegated to NumPy, so they are the same under NumPy 1.x, and they
-are tested against NumPy 2 for every pair of the 14 dtypes GPUArray supports.
+are tested against NumPy 2 for every pair of the dtypes GPUArray supports (``pycuda._dtypes``).
 """
 
 from __future__ import annotations
@@ -11,6 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+# The dtypes GPUArray supports (bfloat16 last, where ml_dtypes is installed) and their kinds are
+# the dtype table's; re-exported here, where the rules that use them live.
+from pycuda._dtypes import BFLOAT16, SUPPORTED_DTYPES, kind_of  # noqa: F401 - re-exported
 
 Operand = Any  # np.dtype, a numpy scalar, or a Python bool/int/float/complex
 
@@ -26,18 +30,6 @@ BINARY_OPS = ARITHMETIC + COMPARISON + BITWISE + EXTREMA
 UNARY_OPS = ("negative", "positive", "absolute", "invert", "logical_not", "float_function")
 
 
-def _bfloat16() -> np.dtype | None:
-    try:
-        import ml_dtypes
-    except ImportError:
-        return None
-    return np.dtype(ml_dtypes.bfloat16)
-
-
-BFLOAT16 = _bfloat16()
-"""``ml_dtypes.bfloat16`` as a dtype, or None when ml_dtypes is not installed."""
-
-
 def is_bfloat16(dtype: Any) -> bool:
     """True when ``dtype`` is ml_dtypes' bfloat16.
 
@@ -45,22 +37,6 @@ def is_bfloat16(dtype: Any) -> bool:
     because NumPy reads ``np.dtype(None)`` as float64.
     """
     return BFLOAT16 is not None and dtype == BFLOAT16
-
-
-# The dtypes GPUArray supports; bfloat16 comes last, where ml_dtypes is installed.
-SUPPORTED_DTYPES = tuple(
-    np.dtype(t)
-    for t in (
-        np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-        np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
-    )
-)  # fmt: skip
-SUPPORTED_DTYPES += (BFLOAT16,) if BFLOAT16 is not None else ()
-
-
-def kind_of(dtype: np.dtype) -> str:
-    """NumPy's kind letter of ``dtype``, with bfloat16 (an ml_dtypes 'V' type) counted as 'f'."""
-    return "f" if is_bfloat16(dtype) else dtype.kind
 
 
 def _not_supported(op: str) -> TypeError:

@@ -14,7 +14,8 @@ import numpy as np
 
 from pycuda import _array_core as core
 from pycuda import _reduce_ops as reduce_ops
-from pycuda._c_types import dtype_to_ctype
+from pycuda._arg_checks import require
+from pycuda._dtypes import info
 from pycuda.elementwise import ElementwiseKernel
 
 _KERNELS: dict[tuple[str, str, str], Any] = {}
@@ -26,6 +27,60 @@ def _kernel(arguments: str, operation: str, name: str) -> Any:
     if kernel is None:
         kernel = _KERNELS[key] = ElementwiseKernel(arguments, operation, name)
     return kernel
+
+
+# {{{ the kernels: (arguments, operation, name) of an ElementwiseKernel each
+
+
+def _take_spec(dtype: np.dtype, index: np.dtype) -> tuple[str, str, str]:
+    t, it = info(dtype).c_name, info(index).c_name
+    return (
+        f"{t} *out, {t} *a, {it} *idx, long long size",
+        f"out[i] = a[{_index_expr('idx[i]', 'size')}]",
+        "pycuda_take",
+    )
+
+
+def _take_put_spec(dtype: np.dtype, dest: np.dtype, src: np.dtype) -> tuple[str, str, str]:
+    t, di, si = info(dtype).c_name, info(dest).c_name, info(src).c_name
+    return (
+        f"{di} *dest_idx, {si} *src_idx, {t} *out, {t} *a, long long offset, "
+        "long long out_size, long long a_size",
+        f"out[{_index_expr('dest_idx[i]', 'out_size')}] = "
+        f"a[{_index_expr('(src_idx[i] + offset)', 'a_size')}]",
+        "pycuda_take_put",
+    )
+
+
+def _put_spec(dtype: np.dtype, dest: np.dtype) -> tuple[str, str, str]:
+    t, di = info(dtype).c_name, info(dest).c_name
+    return (
+        f"{di} *dest_idx, {t} *out, {t} *a, long long out_size",
+        f"out[{_index_expr('dest_idx[i]', 'out_size')}] = a[i]",
+        "pycuda_put",
+    )
+
+
+def _gather_spec(dtype: np.dtype) -> tuple[str, str, str]:
+    t = info(dtype).c_name
+    return f"{t} *out, {t} *a, long long *offs", "out[i] = a[offs[i]]", "pycuda_gather"
+
+
+def _scatter_spec(dtype: np.dtype) -> tuple[str, str, str]:
+    t = info(dtype).c_name
+    return f"{t} *v, {t} *a, long long *offs", "a[offs[i]] = v[i]", "pycuda_scatter"
+
+
+def kernel_specs(dtype: Any, index: Any) -> list[tuple[str, str, str]]:
+    """Every kernel of this module for elements of ``dtype`` and indices of ``index``."""
+    dtype, index = np.dtype(dtype), np.dtype(index)
+    return [
+        _take_spec(dtype, index), _take_put_spec(dtype, index, index), _put_spec(dtype, index),
+        _gather_spec(dtype), _scatter_spec(dtype),
+    ]  # fmt: skip
+
+
+# }}}
 
 
 def _check_indices(indices: Any, size: int, what: str) -> None:
@@ -44,6 +99,7 @@ def _check_indices(indices: Any, size: int, what: str) -> None:
 
 
 def _flat(a: Any, what: str) -> None:
+    require(a, "flags dtype size", what, "a GPUArray")
     if not a.flags.c_contiguous:
         raise ValueError(f"{what}: arrays must be contiguous (take indexes their flat data)")
 
@@ -63,12 +119,7 @@ def take(a: Any, indices: Any, out: Any = None, stream: Any = None) -> Any:
         out = core.new_array(indices.shape, a.dtype, a.allocator)
     elif out.dtype != a.dtype or out.size != indices.size or not out.flags.c_contiguous:
         raise ValueError("take: out must be a contiguous array of a's dtype, sized as indices")
-    t, it = dtype_to_ctype(a.dtype), dtype_to_ctype(indices.dtype)
-    kernel = _kernel(
-        f"{t} *out, {t} *a, {it} *idx, long long size",
-        f"out[i] = a[{_index_expr('idx[i]', 'size')}]",
-        "pycuda_take",
-    )
+    kernel = _kernel(*_take_spec(a.dtype, indices.dtype))
     kernel(out, a, indices, np.int64(a.size), stream=stream)
     return out
 
@@ -93,6 +144,8 @@ def multi_take_put(
     src_offsets: Sequence[int] | None = None,
 ) -> list[Any]:
     """``out[k].flat[dest_indices[i]] = arrays[k].flat[src_indices[i] + src_offsets[k]]``."""
+    require(dest_indices, "size dtype", "multi_take_put: dest_indices", "a GPUArray")
+    require(src_indices, "size dtype", "multi_take_put: src_indices", "a GPUArray")
     if dest_indices.size != src_indices.size:
         raise ValueError("multi_take_put: dest_indices and src_indices differ in size")
     offsets = list(src_offsets) if src_offsets is not None else [0] * len(arrays)
@@ -104,15 +157,7 @@ def multi_take_put(
         if src_indices.size:
             shifted = src_indices + offset if offset else src_indices
             _check_indices(shifted, a.size, "multi_take_put")
-        t = dtype_to_ctype(a.dtype)
-        di, si = dtype_to_ctype(dest_indices.dtype), dtype_to_ctype(src_indices.dtype)
-        kernel = _kernel(
-            f"{di} *dest_idx, {si} *src_idx, {t} *out, {t} *a, long long offset, "
-            "long long out_size, long long a_size",
-            f"out[{_index_expr('dest_idx[i]', 'out_size')}] = "
-            f"a[{_index_expr('(src_idx[i] + offset)', 'a_size')}]",
-            "pycuda_take_put",
-        )
+        kernel = _kernel(*_take_put_spec(a.dtype, dest_indices.dtype, src_indices.dtype))
         kernel(
             dest_indices,
             src_indices,
@@ -141,12 +186,7 @@ def multi_put(
         if a.size != dest_indices.size:
             raise ValueError("multi_put: each array needs one element per destination index")
         _check_indices(dest_indices, o.size, "multi_put")
-        t, di = dtype_to_ctype(a.dtype), dtype_to_ctype(dest_indices.dtype)
-        kernel = _kernel(
-            f"{di} *dest_idx, {t} *out, {t} *a, long long out_size",
-            f"out[{_index_expr('dest_idx[i]', 'out_size')}] = a[i]",
-            "pycuda_put",
-        )
+        kernel = _kernel(*_put_spec(a.dtype, dest_indices.dtype))
         kernel(dest_indices, o, a, np.int64(o.size), stream=stream)
     return outs
 
@@ -154,8 +194,12 @@ def multi_put(
 def _outputs(
     arrays: Sequence[Any], dest_shape: Any, out: Sequence[Any] | None, what: str
 ) -> list[Any]:
+    for a in arrays:
+        require(a, "dtype size allocator", what, "GPUArrays")
     if out is not None:
         outs = list(out)
+        for o in outs:
+            require(o, "dtype size", what, "GPUArrays")
         if len(outs) != len(arrays):
             raise ValueError(f"{what}: out must have one array per input array")
         for a, o in zip(arrays, outs, strict=True):
@@ -172,6 +216,8 @@ def concatenate(arrays: Sequence[Any], axis: int = 0, allocator: Any = None) -> 
     arrays = list(arrays)
     if not arrays:
         raise ValueError("need at least one array to concatenate")
+    for a in arrays:
+        require(a, "ndim shape dtype allocator", "concatenate", "GPUArrays")
     ndim = arrays[0].ndim
     if ndim == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
@@ -210,6 +256,8 @@ def stack(arrays: Sequence[Any], axis: int = 0, allocator: Any = None) -> Any:
     arrays = list(arrays)
     if not arrays:
         raise ValueError("need at least one array to stack")
+    for a in arrays:
+        require(a, "ndim shape dtype allocator", "stack", "GPUArrays")
     shape = arrays[0].shape
     if any(a.shape != shape for a in arrays):
         raise ValueError("all input arrays must have the same shape")
@@ -280,10 +328,7 @@ def advanced_get(a: Any, plan: Any) -> Any:
     offsets = _advanced_offsets(plan, a.itemsize)
     out = core.new_array(plan.result_shape, a.dtype, a.allocator)
     if out.size:
-        t = dtype_to_ctype(a.dtype)
-        kernel = _kernel(
-            f"{t} *out, {t} *a, long long *offs", "out[i] = a[offs[i]]", "pycuda_gather"
-        )
+        kernel = _kernel(*_gather_spec(a.dtype))
         kernel(out, _element_zero(a), core.to_device(offsets))
     return out
 
@@ -296,6 +341,5 @@ def advanced_set(a: Any, plan: Any, value: Any) -> None:
         return
     values = core.new_array(plan.result_shape, a.dtype, a.allocator)
     values[...] = value
-    t = dtype_to_ctype(a.dtype)
-    kernel = _kernel(f"{t} *v, {t} *a, long long *offs", "a[offs[i]] = v[i]", "pycuda_scatter")
+    kernel = _kernel(*_scatter_spec(a.dtype))
     kernel(values, _element_zero(a), core.to_device(offsets))

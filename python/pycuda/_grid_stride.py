@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import compiler
+from pycuda import _dtypes, compiler
 from pycuda.tools import Argument, ScalarArg, VectorArg, dtype_to_ctype, parse_c_arg
 
 
@@ -34,6 +34,11 @@ def split_arguments(arguments: str) -> list[str]:
 def parse_arguments(arguments: str | Sequence[Argument]) -> list[Argument]:
     if isinstance(arguments, str):
         return [parse_c_arg(arg) for arg in split_arguments(arguments)]
+    if not isinstance(arguments, (list, tuple)):
+        raise TypeError(
+            "arguments must be a C declaration string or a list of VectorArg/ScalarArg, got "
+            f"{type(arguments).__name__}"
+        )
     result = list(arguments)
     for arg in result:
         if not isinstance(arg, Argument):
@@ -45,8 +50,10 @@ def parse_arguments(arguments: str | Sequence[Argument]) -> list[Argument]:
 
 
 def _header(arguments: Sequence[Argument], preamble: str) -> str:
-    fp16 = any(a.dtype == np.float16 for a in arguments) or "__half" in preamble
-    return "#include <pycuda-complex.hpp>\n" + ("#include <cuda_fp16.h>\n" if fp16 else "")
+    """The includes of a kernel: the dtype table's headers of the arguments' dtypes and of the
+    types the preamble names."""
+    dtypes = (a.dtype for a in arguments)
+    return _dtypes.includes(dtypes, preamble, first=("pycuda-complex.hpp",))
 
 
 # Trips of this many elements per thread (element i, i + blockDim, ...) in the plain kernel,

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from pycuda import _driver
+from pycuda._arg_checks import require
 
 __all__ = [
     "pagelocked_empty",
@@ -35,6 +36,9 @@ def _layout(shape: Any, dtype: Any, order: str) -> tuple[tuple[int, ...], np.dty
     if order not in ("C", "F"):
         raise ValueError(f"order must be 'C' or 'F', not {order!r}")
     dtype = np.dtype(dtype)
+    if dtype.hasobject:
+        # (The memory is raw: NumPy would take its bytes for object pointers, and crash.)
+        raise TypeError(f"host memory cannot hold Python objects (dtype {dtype})")
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     shape = tuple(int(n) for n in shape)
@@ -58,7 +62,8 @@ def _zeroed(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _like_order(array: np.ndarray) -> str:
+def _like_order(array: np.ndarray, what: str) -> str:
+    require(array, "shape dtype flags", what, "a NumPy array")
     return "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
 
 
@@ -76,7 +81,8 @@ def pagelocked_zeros(shape: Any, dtype: Any, order: str = "C", mem_flags: int = 
 
 def pagelocked_empty_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
     """A page-locked array with the shape, dtype and memory order of ``array``."""
-    return pagelocked_empty(array.shape, array.dtype, _like_order(array), mem_flags)
+    order = _like_order(array, "pagelocked_empty_like")
+    return pagelocked_empty(array.shape, array.dtype, order, mem_flags)
 
 
 def pagelocked_zeros_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
@@ -100,7 +106,8 @@ def aligned_zeros(shape: Any, dtype: Any, order: str = "C", alignment: int = 409
 
 def aligned_empty_like(array: np.ndarray, alignment: int = 4096) -> np.ndarray:
     """An aligned array with the shape, dtype and memory order of ``array``."""
-    return aligned_empty(array.shape, array.dtype, _like_order(array), alignment)
+    order = _like_order(array, "aligned_empty_like")
+    return aligned_empty(array.shape, array.dtype, order, alignment)
 
 
 def aligned_zeros_like(array: np.ndarray, alignment: int = 4096) -> np.ndarray:
@@ -124,7 +131,8 @@ def managed_zeros(shape: Any, dtype: Any, order: str = "C", mem_flags: int = 0) 
 
 def managed_empty_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
     """A managed array with the shape, dtype and memory order of ``array``."""
-    return managed_empty(array.shape, array.dtype, _like_order(array), mem_flags)
+    order = _like_order(array, "managed_empty_like")
+    return managed_empty(array.shape, array.dtype, order, mem_flags)
 
 
 def managed_zeros_like(array: np.ndarray, mem_flags: int = 0) -> np.ndarray:
@@ -141,5 +149,7 @@ def register_host_memory(ary: np.ndarray, flags: int = 0) -> np.ndarray:
         raise TypeError(f"register_host_memory needs a numpy array, not {type(ary).__name__}")
     if not (ary.flags.c_contiguous or ary.flags.f_contiguous):
         raise ValueError("register_host_memory needs a C- or F-contiguous array")
+    if ary.dtype.hasobject:
+        raise TypeError("register_host_memory: the array holds Python objects (object dtype)")
     registered = _driver._register_host_memory(ary, flags)
-    return _array_on(registered, ary.shape, ary.dtype, _like_order(ary))
+    return _array_on(registered, ary.shape, ary.dtype, _like_order(ary, "register_host_memory"))

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import _driver
+from pycuda import _driver, _dtypes
 from pycuda._enums import event_flags
 
 #: DLPack device types (DLDeviceType) that we produce or accept.
@@ -341,17 +341,6 @@ def export_dlpack(
     )
 
 
-def _dtype_from_name(name: str) -> np.dtype:
-    """NumPy dtype for an imported DLPack type name; bfloat16 needs ml_dtypes."""
-    if name == "bfloat16":
-        try:
-            import ml_dtypes
-        except ImportError:
-            raise TypeError("a bfloat16 DLPack tensor needs the ml_dtypes package") from None
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(name)
-
-
 def import_dlpack(
     obj: Any, stream: Any = None
 ) -> tuple[int, tuple[int, ...], np.dtype, tuple[int, ...], Any]:
@@ -383,7 +372,7 @@ def import_dlpack(
         except TypeError:  # a producer older than DLPack 1.0 takes no max_version
             capsule = obj.__dlpack__(stream=number)
     ptr, shape, strides, name, _device_type, _device_id, holder = _driver._dlpack_import(capsule)
-    dtype = _dtype_from_name(name)
+    dtype = _dtypes.from_name(name)  # bindings/dlpack.cpp names only table rows (test_dtypes)
     if strides is None:
         strides = c_contiguous_strides(shape, dtype.itemsize)
     return ptr, shape, dtype, strides, holder

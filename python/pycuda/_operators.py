@@ -20,19 +20,17 @@ without running Python; its misses call ``binary``.
 from __future__ import annotations
 
 import builtins
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from pycuda import _array_core as core
-from pycuda import _driver
+from pycuda import _driver, _dtypes
 from pycuda._array_kernels import (
     Operand,
     binary_expression,
     compute_ctype,
-    compute_dtype,
     unary_expression,
 )
 from pycuda._broadcast import broadcast_shapes, shape_text
@@ -100,18 +98,10 @@ class Plan:
 PLANS: dict[tuple[Any, ...], Plan] = {}
 
 
-def _half_scalar(value: Any) -> np.float32:
-    return np.float32(np.float16(value))
-
-
 def _scalar_conversion(operand: np.dtype) -> Callable[[Any], Any]:
-    """How a scalar operand of the kernel's ``operand`` dtype is converted (as
-    _array_core.scalar_value converts it)."""
-    if operand == np.float16:
-        return _half_scalar
-    if compute_dtype(operand) == operand:
-        return operand.type
-    return functools.partial(core.scalar_value, dtype=operand)
+    """How a scalar operand of the kernel's ``operand`` dtype is converted: the dtype table's
+    conversion (the dtype's own scalar type where it computes as itself)."""
+    return _dtypes.info(operand).convert
 
 
 def _int_range(plan: Plan, op: str, dtype: np.dtype, kind: type) -> None:

@@ -20,6 +20,7 @@ import numpy as np
 
 from pycuda import _array_core as core
 from pycuda import compiler
+from pycuda._dtypes import includes, info
 from pycuda.tools import context_dependent_memoize
 
 # ---------------------------------------------------------------------------------------------
@@ -38,6 +39,8 @@ def philox4x32_10(counters: Any, key: tuple[int, int]) -> np.ndarray:
         philox4x32_10(np.zeros((1, 4), np.uint32), (0, 0))  # [[0x6627e8d5, ...]]
     """
     c = np.asarray(counters, dtype=np.uint32).reshape(-1, 4).astype(np.uint64)
+    if not isinstance(key, (tuple, list, np.ndarray)) or len(key) != 2:
+        raise TypeError(f"key must be a pair of ints (key0, key1), got {key!r}")
     c0, c1, c2, c3 = (c[:, i].copy() for i in range(4))
     k0, k1 = np.uint64(int(key[0]) & 0xFFFFFFFF), np.uint64(int(key[1]) & 0xFFFFFFFF)
     m0, m1 = np.uint64(_PHILOX_M[0]), np.uint64(_PHILOX_M[1])
@@ -68,16 +71,17 @@ def philox_stream(key: tuple[int, int], count: int, first_block: int = 0) -> np.
 # rand / randn: Philox fills
 
 _BLOCK = 256
-# (distribution, dtype name) -> (per-dtype op in pycuda-philox.hpp, C element type)
+# (distribution, dtype name) -> (per-dtype op in pycuda-philox.hpp, the dtype it writes: the
+# raw 32-bit words of int32 arrays are written as unsigned)
 _PHILOX_OPS = {
-    ("uniform", "float16"): ("UniformHalf", "__half"),
-    ("uniform", "float32"): ("UniformFloat", "float"),
-    ("uniform", "float64"): ("UniformDouble", "double"),
-    ("uniform", "int32"): ("RawBits", "unsigned int"),
-    ("uniform", "uint32"): ("RawBits", "unsigned int"),
-    ("normal", "float16"): ("NormalHalf", "__half"),
-    ("normal", "float32"): ("NormalFloat", "float"),
-    ("normal", "float64"): ("NormalDouble", "double"),
+    ("uniform", "float16"): ("UniformHalf", np.dtype(np.float16)),
+    ("uniform", "float32"): ("UniformFloat", np.dtype(np.float32)),
+    ("uniform", "float64"): ("UniformDouble", np.dtype(np.float64)),
+    ("uniform", "int32"): ("RawBits", np.dtype(np.uint32)),
+    ("uniform", "uint32"): ("RawBits", np.dtype(np.uint32)),
+    ("normal", "float16"): ("NormalHalf", np.dtype(np.float16)),
+    ("normal", "float32"): ("NormalFloat", np.dtype(np.float32)),
+    ("normal", "float64"): ("NormalDouble", np.dtype(np.float64)),
 }
 # Philox blocks each thread makes per trip. Several spread a thread's fixed cost (its index,
 # the round keys) and give each thread independent rounds to interleave; the uniform fills are
@@ -96,7 +100,7 @@ def philox_kernel_source(
     """
     dtype = np.dtype(dtype)
     try:
-        op, ctype = _PHILOX_OPS[distribution, dtype.name]
+        op, written = _PHILOX_OPS[distribution, dtype.name]
     except KeyError:
         allowed = sorted(d for dist, d in _PHILOX_OPS if dist == distribution)
         raise ValueError(
@@ -107,7 +111,8 @@ def philox_kernel_source(
     if k < 1:
         raise ValueError(f"blocks_per_thread must be positive, got {blocks_per_thread}")
     name = f"pycuda_philox_{distribution}_{dtype.name}"
-    source = f"""#include <pycuda-philox.hpp>
+    ctype = info(written).c_name
+    source = f"""{includes([written])}#include <pycuda-philox.hpp>
 extern "C" __global__ void __launch_bounds__({_BLOCK})
 {name}({ctype} *out, unsigned long long n, unsigned int k0, unsigned int k1)
 {{

@@ -5,7 +5,8 @@ original's arguments) and ``prod``, ``mean``, ``var``, ``std`` (NumPy's signatur
 
 ``sum`` widens like ``numpy.sum`` (bool and signed integers narrower than 64 bits to int64,
 unsigned ones to uint64); ``dot`` keeps ``numpy.result_type`` of its operands, as ``numpy.dot``
-of 1-D arrays does (no conjugation of complex values). float16 accumulates in float32.
+of 1-D arrays does (no conjugation of complex values). float16 and bfloat16 accumulate in
+float32 (the dtype table's accumulator).
 ``max``/``min`` propagate NaN; ``argmax``/``argmin`` return the int64 index of the first
 extremum (the first NaN if there is one). ``dot`` and the ``subset_*`` forms need contiguous
 arrays; the others take any strides.
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from pycuda import _axis_reduction, reduction
+from pycuda._dtypes import info
 from pycuda.reduction import reduce_whole
 
 
@@ -29,18 +31,9 @@ def _check_array(a: Any, what: str) -> None:
         raise TypeError(f"{what} must be a GPUArray, got {type(a).__name__}")
 
 
-def _sum_dtype(dtype: np.dtype) -> np.dtype:
-    """numpy.sum's result dtype for an array of ``dtype`` with no dtype= given."""
-    if dtype.kind == "b" or (dtype.kind == "i" and dtype.itemsize < 8):
-        return np.dtype(np.int64)
-    if dtype.kind == "u" and dtype.itemsize < 8:
-        return np.dtype(np.uint64)
-    return dtype
-
-
 def _sum_kernel(dtype: np.dtype) -> reduction.ReductionKernel:
     """The kernel of ``sum(a)`` for an array of ``dtype`` (the fast path's factory)."""
-    return reduction.get_sum_kernel(_sum_dtype(dtype), dtype)
+    return reduction.get_sum_kernel(info(dtype).sum_dtype, dtype)
 
 
 def _max_kernel(dtype: np.dtype) -> reduction.ReductionKernel:
@@ -96,7 +89,7 @@ def sum(  # noqa: A001
     _check_array(a, "a")
     if not _whole(a, axis, out, keepdims):
         return _along("sum", a, axis, out, keepdims, stream, allocator, dtype)
-    dtype_out = _sum_dtype(a.dtype) if dtype is None else np.dtype(dtype)
+    dtype_out = info(a.dtype).sum_dtype if dtype is None else np.dtype(dtype)
     krnl = reduction.get_sum_kernel(dtype_out, a.dtype)
     return krnl(a, stream=stream, allocator=allocator)
 
@@ -107,7 +100,7 @@ def subset_sum(
     """The sum of ``a[subset]`` (``subset``: a GPUArray of integer indices)."""
     _check_subset(subset)
     _check_array(a, "a")
-    dtype_out = _sum_dtype(a.dtype) if dtype is None else np.dtype(dtype)
+    dtype_out = info(a.dtype).sum_dtype if dtype is None else np.dtype(dtype)
     krnl = reduction.get_subset_sum_kernel(dtype_out, subset.dtype, a.dtype)
     return krnl(subset, a, stream=stream, allocator=allocator)
 

@@ -8,26 +8,29 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import _dtypes
 from pycuda._arg_extremum import ArgExtremumKernel
-from pycuda._dtype_rules import is_bfloat16
 from pycuda._reduction_kernel import ReductionKernel
 from pycuda._reduction_parts import minmax_neutral
 from pycuda.tools import context_dependent_memoize, dtype_to_ctype
 
 
-def _accumulator(dtype_out: np.dtype) -> tuple[np.dtype, str, tuple[Any, str, str] | None]:
-    """(accumulator dtype, its C type, final conversion or None): float16 and bfloat16 add up
-    in float32 and convert once at the end."""
-    if dtype_out == np.dtype(np.float16) or is_bfloat16(dtype_out):
-        return np.dtype(np.float32), "float", (dtype_out, dtype_to_ctype(dtype_out), "a")
-    return dtype_out, dtype_to_ctype(dtype_out), None
+def _accumulator(dtype_out: np.dtype) -> np.dtype:
+    """What a sum of result dtype ``dtype_out`` adds up in: the table's accumulator (a struct
+    the table does not know adds up as itself)."""
+    row = _dtypes.find(dtype_out)
+    return dtype_out if row is None else row.accumulator
 
 
 def _sum_like(dtype_out: Any, arguments: str, map_expr: str, name: str) -> ReductionKernel:
-    acc, acc_ctype, final = _accumulator(np.dtype(dtype_out))
+    """A sum whose map is ``map_expr`` (written in the accumulator's C type), converted once
+    at the end where the accumulator is wider than ``dtype_out``."""
+    dtype_out = np.dtype(dtype_out)
+    acc = _accumulator(dtype_out)
+    final = None if acc == dtype_out else (dtype_out, dtype_to_ctype(dtype_out), "a")
     return ReductionKernel(
         acc, "0", "a+b", map_expr=map_expr, arguments=arguments, name=name,
-        _out_ctype=acc_ctype, _final=final,
+        _out_ctype=dtype_to_ctype(acc), _final=final,
     )  # fmt: skip
 
 
@@ -35,7 +38,7 @@ def _sum_like(dtype_out: Any, arguments: str, map_expr: str, name: str) -> Reduc
 def get_sum_kernel(dtype_out: Any, dtype_in: Any) -> ReductionKernel:
     """Sum of ``in`` in ``dtype_out`` (float16 accumulates in float32)."""
     dtype_out = np.dtype(dtype_in if dtype_out is None else dtype_out)
-    acc_ctype = _accumulator(dtype_out)[1]
+    acc_ctype = dtype_to_ctype(_accumulator(dtype_out))
     return _sum_like(
         dtype_out, f"const {dtype_to_ctype(dtype_in)} *in", f"({acc_ctype})(in[i])", "sum"
     )
@@ -45,7 +48,7 @@ def get_sum_kernel(dtype_out: Any, dtype_in: Any) -> ReductionKernel:
 def get_subset_sum_kernel(dtype_out: Any, dtype_subset: Any, dtype_in: Any) -> ReductionKernel:
     """Sum of ``in[subset[i]]``."""
     dtype_out = np.dtype(dtype_in if dtype_out is None else dtype_out)
-    acc_ctype = _accumulator(dtype_out)[1]
+    acc_ctype = dtype_to_ctype(_accumulator(dtype_out))
     args = f"const {dtype_to_ctype(dtype_subset)} *subset, const {dtype_to_ctype(dtype_in)} *in"
     return _sum_like(dtype_out, args, f"({acc_ctype})(in[subset[i]])", "subset_sum")
 
@@ -55,7 +58,7 @@ def get_dot_kernel(dtype_out: Any, dtype_a: Any = None, dtype_b: Any = None) -> 
     """Sum of ``a[i]*b[i]`` (no conjugation), compiled without keep (the original kept files)."""
     dtype_a = np.dtype(dtype_out if dtype_a is None else dtype_a)
     dtype_b = np.dtype(dtype_a if dtype_b is None else dtype_b)
-    acc_ctype = _accumulator(np.dtype(dtype_out))[1]
+    acc_ctype = dtype_to_ctype(_accumulator(np.dtype(dtype_out)))
     args = f"const {dtype_to_ctype(dtype_a)} *a, const {dtype_to_ctype(dtype_b)} *b"
     return _sum_like(dtype_out, args, f"({acc_ctype})(a[i])*({acc_ctype})(b[i])", "dot")
 
@@ -67,7 +70,7 @@ def get_subset_dot_kernel(
     """Sum of ``a[subset[i]]*b[subset[i]]``."""
     dtype_a = np.dtype(dtype_out if dtype_a is None else dtype_a)
     dtype_b = np.dtype(dtype_a if dtype_b is None else dtype_b)
-    acc_ctype = _accumulator(np.dtype(dtype_out))[1]
+    acc_ctype = dtype_to_ctype(_accumulator(np.dtype(dtype_out)))
     args = (
         f"const {dtype_to_ctype(dtype_subset)} *subset, const {dtype_to_ctype(dtype_a)} *a, "
         f"const {dtype_to_ctype(dtype_b)} *b"

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pycuda import _array_core as core
-from pycuda import compiler, driver
+from pycuda import _dtypes, compiler, driver
 from pycuda._reduction_parts import resident_blocks
 from pycuda._reduction_source import (  # noqa: F401 - the original's module functions
     BLOCK_SIZE,
@@ -20,7 +20,6 @@ from pycuda._reduction_source import (  # noqa: F401 - the original's module fun
     reduction_arguments,
 )
 from pycuda.tools import (
-    Argument,
     VectorArg,
 )
 
@@ -57,10 +56,9 @@ class ReductionKernel:
         self.arguments = reduction_arguments(arguments)
         # _final: (result dtype, its C type, expression in `a`) when the result is not out_type.
         self.result_dtype = np.dtype(_final[0]) if _final else self.dtype_out
-        final = (_final[1], _final[2]) if _final else None
         plan = make_plan(
             self.dtype_out, neutral, reduce_expr, map_expr, self.arguments, name, preamble,
-            _out_ctype, final, _shuffle,
+            _out_ctype, _final, _shuffle,
         )  # fmt: skip
         self._plan = plan
         self.source = plan.source
@@ -179,7 +177,7 @@ class ReductionKernel:
                     aligned = False
                 packed.append(ptr)
             else:
-                packed.append(_scalar_value(spec, value))
+                packed.append(_dtypes.argument_value(value, spec.dtype))
         if first is None:
             raise TypeError("a reduction needs at least one array argument")
         return packed, first, int(first.size), aligned
@@ -282,8 +280,10 @@ def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -
     GPUArray (the module functions' sum, max and min), its plan looked up in the context's
     cache by (``kernel_of``, dtype, n, address % 16) without asking the memoized factory;
     None where the general path must decide (the plan is still the kernel's own decision)."""
+    if type(a) is not core.array_class() or not a._c:
+        return None
     n = a.size
-    if not n or type(a) is not core.array_class() or not a._c:
+    if not n:
         return None
     state = core.STATES.get(core.seams.context_handle()) or core.state()
     ptr = a.ptr
@@ -307,12 +307,3 @@ def _launcher(func: Any) -> Callable[..., None]:
     """``launch(grid, block, stream, *args)`` of a prepared function (a kernel_wrapper's
     argument form), synchronous where ``stream`` is None."""
     return lambda grid, block, stream, *args: core.launch(func, grid, block, stream, args)
-
-
-def _scalar_value(spec: Argument, value: Any) -> Any:
-    """A scalar argument as the prepared format of ``spec`` takes it."""
-    if spec.dtype.kind == "V":
-        return np.asarray(value, dtype=spec.dtype).tobytes()
-    if isinstance(value, np.generic) and value.dtype == spec.dtype:
-        return value
-    return spec.dtype.type(value)

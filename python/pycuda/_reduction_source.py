@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import compiler
+from pycuda import _dtypes, compiler
 from pycuda._grid_stride import parse_arguments
 from pycuda._reduction_parts import REDUCTION_HELPERS
 from pycuda.tools import (
@@ -23,16 +23,6 @@ from pycuda.tools import (
 BLOCK_SIZE = 256
 _FOLD_EVERY = 64  # tiles per inner accumulator before it folds into the outer one
 _LOAD_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}
-
-
-def _includes(text: str) -> str:
-    lines = []
-    if "__half" in text or "half" in text:
-        lines.append("#include <cuda_fp16.h>")
-    if "bfloat16" in text:
-        lines.append("#include <cuda_bf16.h>")
-    lines.append("#include <pycuda-complex.hpp>")
-    return "\n".join(lines) + "\n"
 
 
 def reduction_arguments(arguments: str | Sequence[Argument] | None) -> list[Argument]:
@@ -230,6 +220,7 @@ class SourcePlan:
         out_itemsize: int,
         final: tuple[str, str] | None = None,
         block: int = BLOCK_SIZE,
+        includes: str = "",
     ) -> None:
         self.name = name
         self.block = block
@@ -246,7 +237,7 @@ class SourcePlan:
         params = ", ".join(["out_type *pr_out"] + [a.declarator() for a in args])
         final_ctype, final_expr = final if final else ("out_type", "a")
         head = (
-            _includes(out_ctype + preamble + " ".join(a.declarator() for a in args) + final_ctype)
+            includes
             + REDUCTION_HELPERS
             + preamble
             + f"""
@@ -297,9 +288,11 @@ def make_plan(
     name: str,
     preamble: str,
     out_ctype: str | None = None,
-    final: tuple[str, str] | None = None,
+    final: tuple[Any, str, str] | None = None,
     shuffle: bool | None = None,
 ) -> SourcePlan:
+    """``final``: (result dtype, its C type, expression in ``a``) when the result is not
+    ``dtype_out``."""
     dtype_out = np.dtype(dtype_out)
     args = reduction_arguments(arguments)
     if map_expr is None:
@@ -307,13 +300,15 @@ def make_plan(
     if out_ctype is None:
         out_ctype = dtype_to_ctype(dtype_out)
     if shuffle is None:
-        shuffle = dtype_out.kind in "biufc"
+        shuffle = _dtypes.kind_of(dtype_out) in "biufc"
     block = BLOCK_SIZE
     while block > 32 and block * dtype_out.itemsize > 32768:
         block //= 2
+    dtypes = [dtype_out, *(a.dtype for a in args), *([final[0]] if final else [])]
+    headers = _dtypes.includes(dtypes, f"{out_ctype} {preamble}", first=("pycuda-complex.hpp",))
     return SourcePlan(
         out_ctype, str(neutral), reduce_expr, map_expr, args, name, preamble, shuffle,
-        dtype_out.itemsize, final, block,
+        dtype_out.itemsize, (final[1], final[2]) if final else None, block, headers,
     )  # fmt: skip
 
 

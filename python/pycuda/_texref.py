@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import _driver
 from pycuda._enums import TRSF_READ_AS_INTEGER, array_format
 from pycuda._textures import contiguous_order, dtype_to_array_format
 
@@ -21,7 +22,11 @@ _COMPLEX_HACK = {
 }
 
 
-def _check_contiguous(ary: Any) -> np.dtype:
+def _check_contiguous(ary: Any, texref: Any, what: str) -> np.dtype:
+    if not isinstance(texref, _driver.TextureReference):
+        raise TypeError(
+            f"{what} takes a texture reference (Module.get_texref), got {type(texref).__name__}"
+        )
     dtype = np.dtype(ary.dtype)
     if not contiguous_order(tuple(ary.shape), tuple(ary.strides), dtype.itemsize):
         raise ValueError("only contiguous arrays may be bound to a texture reference")
@@ -31,7 +36,7 @@ def _check_contiguous(ary: Any) -> np.dtype:
 def bind_gpuarray_to_texref_plain(ary: Any, texref: Any, allow_offset: bool = False) -> int:
     """``GPUArray.bind_to_texref``: bind the memory alone (the format stays the reference's:
     its declaration's element type, or what set_format gave). Returns the offset in elements."""
-    dtype = _check_contiguous(ary)
+    dtype = _check_contiguous(ary, texref, "bind_to_texref")
     return texref.set_address(ary.gpudata, ary.nbytes, allow_offset) // dtype.itemsize
 
 
@@ -49,7 +54,7 @@ def bind_gpuarray_to_texref(
     ``fp_tex_double`` (int2), complex64/complex128 (``allow_complex_hack``) as
     ``fp_tex_cfloat``/``fp_tex_cdouble``; integer data is read as integers. Returns the
     offset in elements that kernels must add (0 unless ``allow_offset``)."""
-    dtype = _check_contiguous(ary)
+    dtype = _check_contiguous(ary, texref, "bind_to_texref_ext")
     hack = (_DOUBLE_HACK if allow_double_hack else {}) | (
         _COMPLEX_HACK if allow_complex_hack else {}
     )

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from pycuda import _driver
+from pycuda._arg_checks import require, require_str
 from pycuda._enums import address_mode, array3d_flags, array_format, filter_mode
 
 # The references of modules still loaded at exit hold arrays and memory owners: release them
@@ -64,7 +65,7 @@ def _texel(dtype: np.dtype, allow_hacks: bool) -> tuple[array_format, int]:
 
 
 def _check_order(order: str) -> str:
-    order = order.upper()
+    order = require_str(order, "order").upper()
     if order not in ("C", "F"):
         raise ValueError(f"order must be 'C' or 'F', got {order!r}")
     return order
@@ -175,6 +176,7 @@ def contiguous_order(shape: tuple[int, ...], strides: tuple[int, ...], itemsize:
 def gpuarray_to_array(gpuarray: Any, order: str, allowSurfaceBind: bool = False) -> Any:  # noqa: N803
     """As ``np_to_array``, from a contiguous GPUArray (copied on the device)."""
     order = _check_order(order)
+    require(gpuarray, "shape dtype strides gpudata", "gpuarray_to_array", "a GPUArray")
     shape, dtype = tuple(gpuarray.shape), np.dtype(gpuarray.dtype)
     if order not in contiguous_order(shape, tuple(gpuarray.strides), dtype.itemsize):
         raise ValueError(
@@ -214,6 +216,7 @@ def make_multichannel_2d_array(ndarray: np.ndarray, order: str) -> Any:
 
 def bind_array_to_texref(ary: Any, texref: Any) -> None:
     """Bind ``ary`` to ``texref`` with CLAMP addressing and POINT filtering."""
+    require(texref, "set_array", "bind_array_to_texref", "a texture reference")
     texref.set_array(ary)
     texref.set_address_mode(0, address_mode.CLAMP)
     texref.set_address_mode(1, address_mode.CLAMP)

@@ -35,8 +35,13 @@ def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
     warnings.warn(message, category, stacklevel=user_stacklevel())
 
 
-def warn_compiler_output(text: str) -> None:
-    """The compiler succeeded but printed something (ptxas -v, a warning): the user sees it."""
+def warn_compiler_output(text: str | None) -> None:
+    """The compiler succeeded but printed something (ptxas -v, a warning): the user sees it.
+    None (no output captured) is nothing to show."""
+    if text is None:
+        return
+    if not isinstance(text, str):
+        raise TypeError(f"compiler output must be a str or None, got {type(text).__name__}")
     text = text.strip()
     if not text:
         return

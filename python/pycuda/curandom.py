@@ -37,6 +37,7 @@ import pycuda.driver as drv
 from pycuda import _array_core as core
 from pycuda import _curand_sources, compiler
 from pycuda import gpuarray as _gpuarray  # noqa: F401 - registers GPUArray, the class of its results
+from pycuda._arg_checks import require
 from pycuda._curand_host import (  # noqa: F401 - the original's curandom offers these
     CurandLibraryError,
     _get_direction_vectors,
@@ -149,6 +150,7 @@ def _multiprocessor_count() -> int:
 
 
 def _element_count(data: Any, what: str) -> int:
+    require(data, "flags size dtype gpudata", what, "a GPUArray")
     flags = data.flags
     if not (flags.c_contiguous or getattr(flags, "f_contiguous", False)):
         raise ValueError(f"{what} needs a contiguous GPUArray")

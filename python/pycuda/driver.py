@@ -9,8 +9,10 @@ ctx.pop()
 
 from __future__ import annotations
 
+import atexit
 import os
 
+from pycuda import _driver
 from pycuda._arg_handlers import ArgumentHandler, In, InOut, Out  # noqa: F401
 
 # The original bound the cuRAND host calls into its extension, so they are driver names too.
@@ -80,3 +82,7 @@ def set_debugging(flag: bool = True) -> None:
 
 if os.environ.get("CUDA_DEBUGGING"):
     set_debugging()
+
+# Kernel calls cache the classes of their arguments (GPUArray among them); released while the
+# interpreter still runs, those classes and what they hold are freed in order at exit.
+atexit.register(_driver._forget_argument_types)

@@ -169,7 +169,8 @@ class ElementwiseKernel:
         orders: set[str] = set()
         for arg, decl in zip(args, self.arguments, strict=True):
             if isinstance(decl, VectorArg):
-                if len(arg.shape) <= 1 and getattr(arg, "_c", None) is True:
+                shape = getattr(arg, "shape", None)
+                if shape is not None and len(shape) <= 1 and getattr(arg, "_c", None) is True:
                     # A GPUArray known to be contiguous, 0-d or 1-d: C and F order at once.
                     if size is None:
                         size = arg.size
@@ -204,6 +205,9 @@ class ElementwiseKernel:
         values, size = self._invocation_args(args)
         if range is not None and slice is not None:
             raise TypeError("may not specify both range and slice keyword arguments")
+        for name, value in (("range", range), ("slice", slice)):
+            if value is not None and not isinstance(value, builtins.slice):
+                raise TypeError(f"{name}= takes a slice(start, stop, step), got {value!r}")
         if slice is not None:
             if size is None:
                 raise ValueError("slice= needs an array argument to take its size from")

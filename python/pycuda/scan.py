@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from pycuda import _array_core as core
-from pycuda import compiler, driver
+from pycuda import _dtypes, compiler, driver
 from pycuda._cluda import CLUDA_PREAMBLE  # noqa: F401 - the original's scan module offers it
 from pycuda._scan_templates import (
     EXCLUSIVE_UPDATE_SOURCE,
@@ -248,19 +248,18 @@ def _finish_code(items: int, exclusive: bool, neutral: str | None) -> str:
     }}"""
 
 
-def _source(ctype: str, itemsize: int, scan_expr: str, neutral: str | None, name: str,
-            preamble: str, exclusive: bool) -> str:  # fmt: skip
+def _source(dtype: np.dtype, scan_expr: str, neutral: str | None, name: str, preamble: str,
+            exclusive: bool) -> str:  # fmt: skip
+    ctype, itemsize = dtype_to_ctype(dtype), dtype.itemsize
     items = _items_per_thread(itemsize)
     tile = SCAN_BLOCK * items
     nw = SCAN_BLOCK // 32
     vw = _vector_width(itemsize, items)
     smem, fast_load, fast_store = _io_code(items, vw, nw) if vw else ("", "", "")
-    includes = "#include <cuda_fp16.h>\n" if "half" in ctype + preamble else ""
-    includes += "#include <cuda_bf16.h>\n" if "bfloat16" in ctype + preamble else ""
+    includes = _dtypes.includes([dtype], preamble, first=("pycuda-complex.hpp",))
     status = _STATUS_PACKED if _packed(itemsize) else _STATUS_FENCED
     fast = f"pr_vec && pr_tile_base + {tile} <= n" if vw else "false"
-    return f"""{includes}#include <pycuda-complex.hpp>
-{_HELPERS}
+    return f"""{includes}{_HELPERS}
 {preamble}
 typedef {ctype} scan_t;
 // By value: user functions taking non-const references to a and b compile.
@@ -392,6 +391,8 @@ class _ScanKernel:
         devices: Any = None,  # accepted for compatibility; kernels load into the current context
     ) -> None:
         self.dtype = np.dtype(dtype)
+        if self.dtype.itemsize == 0:
+            raise TypeError(f"cannot scan elements of {self.dtype!r}: they have no size")
         if self.exclusive and neutral is None:
             raise ValueError("ExclusiveScanKernel needs a neutral element (neutral='0' for sums)")
         self.scan_expr = scan_expr
@@ -403,8 +404,8 @@ class _ScanKernel:
         self.words = (self.dtype.itemsize + 3) // 4
         self.packed = _packed(self.dtype.itemsize)
         self.source = _source(
-            dtype_to_ctype(self.dtype), self.dtype.itemsize, scan_expr,
-            None if neutral is None else str(neutral), name, preamble, self.exclusive,
+            self.dtype, scan_expr, None if neutral is None else str(neutral), name, preamble,
+            self.exclusive,
         )  # fmt: skip
         self.module = compiler.SourceModule(self.source, options=options, no_extern_c=True)
         self.func = self.module.get_function(name)

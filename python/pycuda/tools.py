@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import pycuda.driver as cuda
+from pycuda._arg_checks import require
 from pycuda._debug_memory_pool import DebugMemoryPool  # noqa: F401 - the original offers it here
 
 # The pools live in the extension; the original documents them here.
@@ -142,9 +143,13 @@ class DeviceData:
     def __init__(self, dev: cuda.Device | None = None) -> None:
         if dev is None:
             dev = cuda.Context.get_device()
+        # (Duck-typed, as the original: anything with get_attribute, e.g. a test's stand-in.)
+        require(dev, "get_attribute", "DeviceData", "a pycuda.driver.Device")
         attr = cuda.device_attribute
         self.max_threads = dev.get_attribute(attr.MAX_THREADS_PER_BLOCK)
         self.warp_size = dev.get_attribute(attr.WARP_SIZE)
+        if not self.warp_size:
+            raise ValueError(f"DeviceData: {dev!r} reports a warp size of {self.warp_size!r}")
         self.warps_per_mp = dev.get_attribute(attr.MAX_THREADS_PER_MULTIPROCESSOR) // self.warp_size
         self.thread_blocks_per_mp = dev.get_attribute(attr.MAX_BLOCKS_PER_MULTIPROCESSOR)
         self.registers = dev.get_attribute(attr.MAX_REGISTERS_PER_MULTIPROCESSOR)
@@ -205,6 +210,7 @@ class OccupancyRecord:
     def __init__(
         self, devdata: DeviceData, threads: int, shared_mem: int = 0, registers: int = 0
     ) -> None:
+        require(devdata, "max_threads warp_size", "OccupancyRecord", "a DeviceData")
         if threads > devdata.max_threads:
             raise ValueError(f"too many threads: {threads} > {devdata.max_threads} per block")
         warps = _ceil_to(threads / devdata.warp_size)
@@ -281,8 +287,9 @@ class ScalarArg(Argument):
 
     @property
     def struct_char(self) -> str:
-        char = self.dtype.char
-        return f"{self.dtype.itemsize}s" if char == "V" else char
+        # Structs, and bfloat16 (an ml_dtypes 'V' type the packer has no code for), travel as
+        # their bytes: the dtype table's struct_char for them.
+        return f"{self.dtype.itemsize}s" if self.dtype.kind == "V" else self.dtype.char
 
 
 def parse_c_arg(c_arg: str) -> Argument:
@@ -313,11 +320,17 @@ def context_dependent_memoize(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        key = (current_handle(), args, frozenset(kwargs.items()) if kwargs else None)
         try:
+            key = (current_handle(), args, frozenset(kwargs.items()) if kwargs else None)
             return cache[key][0]
         except KeyError:
             pass
+        except TypeError:  # (only hashing raises it here)
+            given = ", ".join(type(a).__name__ for a in (*args, *kwargs.values()))
+            raise TypeError(
+                f"{func.__name__}() takes hashable arguments (dtypes, numbers, strings, "
+                f"tuples), got ({given})"
+            ) from None
         context = cuda.Context.get_current() if key[0] else None
         result = func(*args, **kwargs)
         cache[key] = (result, context)
@@ -332,7 +345,9 @@ def memoize_method(method: Callable[..., Any]) -> Callable[..., Any]:
     """Cache ``method``'s result per instance and arguments: ``pytools.memoize_method``, which
     the original's ``pycuda.elementwise`` imports (and so offers). ``method.clear_cache(obj)``
     forgets ``obj``'s results."""
-    attr = f"_memoize_dic_{method.__name__}"
+    if not callable(method):
+        raise TypeError(f"memoize_method decorates a method, got {type(method).__name__}")
+    attr = f"_memoize_dic_{getattr(method, '__name__', type(method).__name__)}"
 
     @functools.wraps(method)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import _dtypes
+
 
 class TypeNameNotKnown(RuntimeError, ValueError):  # the original's name
     """A C type name that no dtype is registered for."""
@@ -37,7 +39,11 @@ class DTypeRegistry:
         A dtype already known under another canonical name needs ``alias_ok=True``; a C name
         already bound to another dtype is always an error.
         """
-        names = [_normalize(n) for n in ([c_names] if isinstance(c_names, str) else c_names)]
+        names = [c_names] if isinstance(c_names, str) else list(c_names)
+        for name in names:
+            if not isinstance(name, str):
+                raise TypeError(f"C type names must be str, got {type(name).__name__}")
+        names = [_normalize(n) for n in names]
         if not names:
             raise ValueError("register_dtype needs at least one C name")
         dtype_list = dtypes if isinstance(dtypes, (list, tuple)) else [dtypes]
@@ -62,6 +68,8 @@ class DTypeRegistry:
 
     def get_or_register_dtype(self, c_names: str | Sequence[str], dtype: Any = None) -> np.dtype:
         """The dtype for a C name; with ``dtype`` given, register it first if needed."""
+        if not isinstance(c_names, (str, list, tuple)):
+            raise TypeError(f"C type names: a str or a list of str, got {type(c_names).__name__}")
         names = [c_names] if isinstance(c_names, str) else list(c_names)
         if dtype is None:
             for name in names:
@@ -92,6 +100,8 @@ class DTypeRegistry:
 
 def _normalize(c_name: str) -> str:
     """One spelling per C type: single spaces, none inside template brackets."""
+    if not isinstance(c_name, str):
+        raise TypeError(f"a C type name must be a str, got {type(c_name).__name__}")
     name = " ".join(c_name.split())
     return re.sub(r"\s*([<>,])\s*", r"\1", name)
 
@@ -205,10 +215,17 @@ def parse_c_arg_backend(
     return factory(dtype, match.group("name"))
 
 
+def _fill_with_table(reg: DTypeRegistry) -> None:
+    """Register the dtypes of pycuda's dtype table that the C scalar types leave out (complex,
+    bfloat16) under the table's C names, which generated kernels use."""
+    for row in _dtypes.rows():
+        if row.dtype not in reg.dtype_to_name:
+            reg.register_dtype(row.dtype, [row.c_name, *row.aliases])
+
+
 _default_registry = DTypeRegistry()
 fill_registry_with_c_types(_default_registry, respect_windows=True)
-_default_registry.register_dtype(np.complex64, ["pycuda::complex<float>"])
-_default_registry.register_dtype(np.complex128, ["pycuda::complex<double>"])
+_fill_with_table(_default_registry)
 
 # The original's module-level registry and its two maps (deprecated there, still used).
 TYPE_REGISTRY = _default_registry

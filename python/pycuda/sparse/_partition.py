@@ -24,7 +24,8 @@ def adjacency(csr: CsrArrays, is_symmetric: bool) -> tuple[np.ndarray, np.ndarra
     off_diagonal = rows != cols
     # Sorted and deduplicated by hand: np.unique took 50 times as long (NumPy 2.4, 2M edges).
     edges = np.sort(rows[off_diagonal] * n + cols[off_diagonal])
-    edges = edges[np.concatenate(([True], edges[1:] != edges[:-1]))]
+    if edges.size:  # (a diagonal matrix has no edges)
+        edges = edges[np.concatenate(([True], edges[1:] != edges[:-1]))]
     heads, tails = np.divmod(edges, n) if n else (edges, edges)
     xadj = np.concatenate(([0], np.cumsum(np.bincount(heads, minlength=n)))).astype(np.int64)
     return xadj, tails.astype(np.int64)
