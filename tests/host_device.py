@@ -164,16 +164,9 @@ class HostDevice:
             lib = _LIBS[key] = ctypes.CDLL(so)
         return HostFunction(lib, name, fmt, self.grid, self.block)
 
-    def kernel(self, kind: str, out_dtype: Any, operands: Any, expr: str, p: int) -> HostFunction:
+    def kernel(self, kind: str, out_dtype: Any, operands: Any, expr: str, p: Any) -> HostFunction:
         """Stands in for the element-wise kernel factory (_array_core.seams.kernel)."""
-        if kind == "flat":
-            source = ak.flat_kernel("pycuda_elwise", out_dtype, operands, expr, p)
-            fmt = "P" + "".join(op.arg_char for op in operands) + "q"
-        else:
-            index = "unsigned int" if kind == "strided32" else "long long"
-            source = ak.strided_kernel("pycuda_elwise", out_dtype, operands, expr, p, index)
-            arrays = sum(1 for op in operands if not op.scalar)
-            fmt = "P" + "".join(op.arg_char for op in operands) + "q" + "q" * p * (2 + arrays)
+        source, fmt = ak.kernel_source(kind, "pycuda_elwise", out_dtype, operands, expr, p)
         return self.compile(source, "pycuda_elwise", fmt)
 
     def allocate(self, size: int) -> int:
