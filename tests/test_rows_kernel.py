@@ -69,14 +69,17 @@ def test_rows_layout_classes_and_widths():
     # Rows whose stride is not a multiple of the vector: (64, 6) float32 rows of 24 bytes.
     layout = kernel_layout((64, 6), [(24, 4), (0, 4)], [4, 4])
     assert rows_layout(layout, [4, 4], [0, 0]) == RowsLayout(2, 2, "cc")
-    # x[::2] + y[::2]: one row, the output contiguous, the inputs strided.
+    # x[::2] + y[::2]: one row, the output contiguous, the inputs strided: element accesses,
+    # each warp access to neighbouring elements.
     layout = kernel_layout((1000,), [(4,), (8,), (8,)], [4, 4, 4])
-    assert rows_layout(layout, [4, 4, 4], [0, 0, 0]) == RowsLayout(1, 4, "css")
-    # Nothing contiguous along the rows: element accesses; short rows narrow the width.
+    assert rows_layout(layout, [4, 4, 4], [0, 0, 0]) == RowsLayout(1, 1, "css")
     layout = kernel_layout((10, 3), [(16, 4), (4, 40)], [4, 4])
-    assert rows_layout(layout, [4, 4], [0, 0]) == RowsLayout(2, 2, "cs")
-    layout = kernel_layout((10, 3), [(12, 4), (4, 40)], [4, 4])
     assert rows_layout(layout, [4, 4], [0, 0]) == RowsLayout(2, 1, "cs")
+    # Short rows narrow the width.
+    layout = kernel_layout((10, 3), [(16, 4), (4, 0)], [4, 4])
+    assert rows_layout(layout, [4, 4], [0, 0]) == RowsLayout(2, 2, "cb")
+    layout = kernel_layout((10, 3), [(12, 4), (4, 0)], [4, 4])
+    assert rows_layout(layout, [4, 4], [0, 0]) == RowsLayout(2, 1, "cb")
     layout = kernel_layout((10, 3), [(8, 80), (8, 80)], [4, 4])
     assert rows_layout(layout, [4, 4], [0, 0]) == RowsLayout(1, 1, "ss")
     with pytest.raises(ValueError):
@@ -96,16 +99,16 @@ def _sources():
     where = "(x0 ? x1 : x2)"
     cases = []
     for ndim, width, index in itertools.product((1, 2, 3, 4), (1, 2, 4), ("r", "r32")):
-        for inner in ("ccc", "cbc", "cbs", "scb", "sss", "cbb"):
-            cases.append((f"rows{index[1:]}", F4, [ak.Operand(F4)] * 2, add, ndim, width, inner))
-        cases.append(
-            (f"rows{index[1:]}", F8, [ak.Operand(I1), ak.Operand(F8)], mixed, ndim, width, "csb")
-        )
-        cases.append(
-            (f"rows{index[1:]}", C8, [ak.Operand(C8), ak.Operand(C8, True)], cplx, ndim, 1, "cs")
-        )
+        kind = f"rows{index[1:]}"
+        for inner in ("ccc", "cbc", "bcb", "cbb"):
+            cases.append((kind, F4, [ak.Operand(F4)] * 2, add, ndim, width, inner))
+        for inner in ("cbs", "scb", "sss"):
+            cases.append((kind, F4, [ak.Operand(F4)] * 2, add, ndim, 1, inner))
+        cases.append((kind, F8, [ak.Operand(I1), ak.Operand(F8)], mixed, ndim, width, "ccb"))
+        cases.append((kind, C8, [ak.Operand(C8), ak.Operand(C8, True)], cplx, ndim, width, "cc"))
         ops = [ak.Operand(np.dtype(np.bool_)), ak.Operand(F4), ak.Operand(F4)]
-        cases.append((f"rows{index[1:]}", F4, ops, where, ndim, width, "cbcs"))
+        cases.append((kind, F4, ops, where, ndim, width, "cbcb"))
+        cases.append((kind, F4, ops, where, ndim, 1, "cbcs"))
     return [
         ak.kernel_source(kind, f"k{i}", out, ops, expr, RowsLayout(ndim, width, inner))[0]
         for i, (kind, out, ops, expr, ndim, width, inner) in enumerate(cases)
@@ -121,11 +124,15 @@ def test_rows_kernels_compile_with_nvrtc():
 
 def test_rows_kernel_format_matches_its_parameters():
     rl = RowsLayout(3, 4, "cbs")
-    source, fmt = ak.kernel_source("rows32", "k", F4, [ak.Operand(F4)] * 2, "x0", rl)
+    source, fmt = ak.kernel_source(
+        "rows32", "k", F4, [ak.Operand(F4)] * 2, "x0", RowsLayout(3, 1, "cbs")
+    )
     params = source[source.index("(") + 1 : source.index(")")].split(", ")
     assert len(params) == len(fmt) == 3 + 2 + 2 + 2 * 3 + 3
     with pytest.raises(ValueError, match="inner classes"):
-        ak.rows_kernel("k", F4, [ak.Operand(F4)], "x0", rl)
+        ak.rows_kernel("k", F4, [ak.Operand(F4)], "x0", RowsLayout(3, 4, "cbc"))
+    with pytest.raises(ValueError, match="strided"):
+        ak.rows_kernel("k", F4, [ak.Operand(F4)] * 2, "x0", rl)
     with pytest.raises(ValueError, match="kind"):
         ak.kernel_source("diagonal", "k", F4, [ak.Operand(F4)], "x0", 1)
 

@@ -34,7 +34,7 @@ import numpy as np
 from pycuda import _dtypes
 from pycuda._c_types import dtype_to_ctype
 from pycuda._dtype_rules import kind_of
-from pycuda._kernel_layout import BROADCAST, CONTIGUOUS, RowsLayout
+from pycuda._kernel_layout import CONTIGUOUS, STRIDED, RowsLayout
 
 # Device helpers every generated kernel includes: NumPy's casts and its integer and float
 # semantics where C's differ (floor division, modulo, shifts, integer powers, complex order).
@@ -366,8 +366,9 @@ def rows_kernel(
     """A kernel over rows of a merged layout (``_kernel_layout.RowsLayout``): thread ``(x, y)``
     of the grid computes elements ``x*width ... x*width + width - 1`` of row ``y`` (striding
     over both), so the per-element index arithmetic of :func:`strided_kernel` becomes, per
-    row, a split of the row number over the ``ndim - 1`` outer axes, and contiguous operands
-    move ``width`` elements per access.
+    row, a split of the row number over the ``ndim - 1`` outer axes; contiguous operands move
+    ``width`` elements per access and broadcast ones are read once per access (``width`` > 1
+    only where no operand is strided along the rows).
 
     Parameters: ``z, <operands>, long long rows, long long length``, the outer axis lengths
     ``d0...``, the output's outer byte strides ``zs0...`` and each array operand ``k``'s
@@ -379,6 +380,8 @@ def rows_kernel(
     arrays = [k for k, op in enumerate(operands) if not op.scalar]
     if len(rows.inner) != 1 + len(arrays):
         raise ValueError(f"inner classes {rows.inner!r} do not match {len(arrays)} array operands")
+    if width > 1 and STRIDED in rows.inner:
+        raise ValueError("strided operands take element accesses (width 1)")
     cls = dict(zip(["z", *arrays], rows.inner, strict=True))
     params = ["char *z"] + [
         f"const {compute_ctype(op.dtype)} s{k}" if op.scalar else f"const char *p{k}"
@@ -436,16 +439,9 @@ def rows_kernel(
                     f"sizeof({t}));"
                 )
                 reads.append(f"const {t} x{k} = r{k}.v[e];")
-            elif cls[k] == BROADCAST:
+            else:
                 loads.append(f"const {t} r{k} = *(const {t} *)(p{k} + o{k});")
                 reads.append(f"const {t} x{k} = r{k};")
-            else:
-                loads.append(f"{t} r{k}[{width}];")
-                loads.append(
-                    f"for (int e = 0; e < {width}; ++e) "
-                    f"r{k}[e] = *(const {t} *)(p{k} + o{k} + (j + e) * psi{k});"
-                )
-                reads.append(f"const {t} x{k} = r{k}[e];")
         if cls["z"] == CONTIGUOUS:
             pack = f"pc_pack<{out_t}, {width}>"
             prep, store = f"{pack} rz;", "rz.v[e]"

@@ -140,7 +140,11 @@ def rows_layout(
 
     The width is the widest access every contiguous operand allows at the start of every row
     (its address and its strides along the outer axes aligned, at most 16 bytes), and no more
-    than a row holds; 1 when no operand is contiguous along the rows.
+    than a row holds; 1 when no operand is contiguous along the rows, and 1 when one is
+    strided: a warp's access to element ``e`` of each thread's ``width`` would then touch as
+    many sectors as one of all its elements (``x[::2]``: 32 sectors for 4 bytes of each), so
+    the loads of ``width`` elements would cost ``width`` times the cache lookups of one access
+    per thread to neighbouring elements.
     """
     if not len(itemsizes) == len(addresses) == len(layout.strides):
         raise ValueError("need one itemsize and one address per operand")
@@ -154,7 +158,7 @@ def rows_layout(
     ):
         if cls == CONTIGUOUS:
             width = min(width, vector_width(size, [address, *strides[:-1]]))
-    if CONTIGUOUS not in inner:
+    if CONTIGUOUS not in inner or STRIDED in inner:
         width = 1
     while width > layout.shape[-1]:
         width //= 2
