@@ -32,7 +32,7 @@ from pycuda._broadcast import broadcast_strides
 from pycuda._dtypes import scalar_value  # noqa: F401 - the modules' scalar operands
 from pycuda._kernel_layout import kernel_layout, rows_launch, rows_layout, vector_width
 from pycuda._launch_config import LaunchConfig, grid_stride_config, just_enough_config
-from pycuda._shape import compact_strides, like_strides, span_bytes
+from pycuda._shape import compact_strides, like_strides, size_of, span_bytes
 from pycuda.tools import context_dependent_memoize, context_dependent_memoized_functions
 
 ArrayBase = _driver.ArrayBase
@@ -261,6 +261,16 @@ def _layout(shape: tuple[int, ...], strides: tuple[Any, ...], itemsizes: tuple[i
     return kernel_layout(shape, strides, itemsizes)
 
 
+@functools.lru_cache(maxsize=1024)
+def _rows_plan(layout: Any, itemsizes: tuple[int, ...], alignments: tuple[int, ...]) -> Any:
+    """``(RowsLayout, (grid, block))`` of a strided ``layout`` whose operands start at
+    addresses of these residues mod 16 (all the widths depend on), or None where its rows
+    are too short for a rows kernel."""
+    rl = rows_layout(layout, itemsizes, alignments)
+    geometry = rows_launch(size_of(layout.shape[:-1]), layout.shape[-1], rl.width)
+    return None if geometry is None else (rl, geometry)
+
+
 def _rows_launch(
     out: Any,
     layout: Any,
@@ -273,19 +283,17 @@ def _rows_launch(
 ) -> bool:
     """Launch the rows kernel of a strided ``layout`` (``args``: the pointers and scalars,
     then ``n``); False, launching nothing, where its rows are too short for it."""
-    length = layout.shape[-1]
-    rows = out.size // length
-    rl = rows_layout(layout, itemsizes, addresses)
-    geometry = rows_launch(rows, length, rl.width)
-    if geometry is None:
+    plan = _rows_plan(layout, tuple(itemsizes), tuple(a & 15 for a in addresses))
+    if plan is None:
         return False
-    row_args = args[:-1] + [rows, length, *layout.shape[:-1]]
+    rl, (grid, block) = plan
+    rows = out.size // layout.shape[-1]
+    row_args = args[:-1] + [rows, layout.shape[-1], *layout.shape[:-1]]
     for s in layout.strides:
-        row_args += list(s[:-1])
+        row_args += s[:-1]
     row_args += [s[-1] for s in layout.strides]
     kind = "rows32" if rows < _INDEX32_LIMIT else "rows"
-    func = seams.kernel(kind, out.dtype, ops, expr, rl)
-    launch(func, geometry[0], geometry[1], stream, row_args)
+    launch(seams.kernel(kind, out.dtype, ops, expr, rl), grid, block, stream, row_args)
     return True
 
 
