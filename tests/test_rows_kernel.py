@@ -246,8 +246,8 @@ def test_rows_beyond_the_grid_limit_stride(ctx):
     col, row = _a(70000, 1), _a(1, 1024)
     got = (gpuarray.to_gpu(col) * gpuarray.to_gpu(row)).get()
     np.testing.assert_array_equal(got, col * row)
-    # 20 million rows of 4: 256 rows a block, again past gridDim.y.
-    col, row = _a(1 << 21, 1), _a(1, 4)
+    # 2**25 rows of 4: a row a thread, 256 rows a block, past gridDim.y (65535 * 256 rows).
+    col, row = _a(1 << 25, 1), _a(1, 4)
     got = (gpuarray.to_gpu(col) - gpuarray.to_gpu(row)).get()
     np.testing.assert_array_equal(got, col - row)
 
