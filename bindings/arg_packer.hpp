@@ -66,6 +66,13 @@ void pack_by_type(ArgBuffer& buf, PyObject* const* args, std::size_t nargs);
 void pack_by_layout(ArgBuffer& buf, const ParamLayout& layout, PyObject* const* args,
                     std::size_t nargs);
 
+/// Grid or block from a tuple or list of 1 to 3 positive ints (NumPy ints too): TypeError or
+/// ValueError naming `what` otherwise. (Defined with the launches, in bindings/function.cpp.)
+Dim3 parse_dims(PyObject* obj, const char* what);
+
+/// A dynamic shared-memory size in bytes (a non-negative int below 2**32).
+unsigned shared_bytes(PyObject* obj);
+
 /// The prepare() format for `arg_types`: NumPy scalar types and dtypes give their char (or
 /// "%ds" for structured dtypes), strings are used verbatim, anything else is a pointer "P".
 std::string format_from_arg_types(nb::handle arg_types);

@@ -18,10 +18,11 @@ template <typename Desc>
 void def_texel_fields(nb::class_<Desc>& cls) {
     cls.def_prop_rw(
            "format", [](const Desc& d) { return static_cast<int>(d.Format); },
-           [](Desc& d, int f) { d.Format = static_cast<CUarray_format>(f); })
-        .def_rw("num_channels", &Desc::NumChannels)
-        .def_rw("width", &Desc::Width)
-        .def_rw("height", &Desc::Height);
+           [](Desc& d, int f) { d.Format = static_cast<CUarray_format>(f); },
+           "The type of each channel of a texel (an array_format value).")
+        .def_rw("num_channels", &Desc::NumChannels, "Channels per texel: 1, 2 or 4.")
+        .def_rw("width", &Desc::Width, "Texels per row.")
+        .def_rw("height", &Desc::Height, "Rows (0 for a 1D array).");
 }
 
 void bind_descriptors(nb::module_& m) {
@@ -45,8 +46,8 @@ void bind_descriptors(nb::module_& m) {
         new (d) CUDA_ARRAY3D_DESCRIPTOR{0, 0, 0, CU_AD_FORMAT_FLOAT, 1, 0};
     });
     def_texel_fields(d3);
-    d3.def_rw("depth", &CUDA_ARRAY3D_DESCRIPTOR::Depth)
-        .def_rw("flags", &CUDA_ARRAY3D_DESCRIPTOR::Flags);
+    d3.def_rw("depth", &CUDA_ARRAY3D_DESCRIPTOR::Depth, "Slices (0 for a 1D or 2D array).")
+        .def_rw("flags", &CUDA_ARRAY3D_DESCRIPTOR::Flags, "array3d_flags, or'ed together.");
 }
 
 void bind_array_class(nb::module_& m) {
@@ -57,11 +58,14 @@ void bind_array_class(nb::module_& m) {
         .def(nb::init<const CUDA_ARRAY_DESCRIPTOR&>(), nb::arg("descriptor"))
         .def(nb::init<const CUDA_ARRAY3D_DESCRIPTOR&>(), nb::arg("descriptor"))
         .def("free", &Array::free, "Free the array now (else it goes with its last user).")
-        .def("get_descriptor", &Array::descriptor)
-        .def("get_descriptor_3d", &Array::descriptor_3d)
-        .def_prop_ro("handle", [](const Array& a) {
-            return reinterpret_cast<std::uintptr_t>(a.handle("Array.handle"));
-        });
+        .def("get_descriptor", &Array::descriptor, "The array's ArrayDescriptor.")
+        .def("get_descriptor_3d", &Array::descriptor_3d, "The array's ArrayDescriptor3D.")
+        .def_prop_ro(
+            "handle",
+            [](const Array& a) {
+                return reinterpret_cast<std::uintptr_t>(a.handle("Array.handle"));
+            },
+            "The CUarray, as an int.");
 }
 
 void bind_array_copies(nb::module_& m) {
@@ -89,7 +93,8 @@ void bind_array_copies(nb::module_& m) {
             nb::gil_scoped_release release;
             memcpy_dtoa(ary, index, s.ptr, size);
         },
-        nb::arg("ary"), nb::arg("index"), nb::arg("src"), nb::arg("len"));
+        nb::arg("ary"), nb::arg("index"), nb::arg("src"), nb::arg("len"),
+        "Copy `len` bytes of device memory `src` into `ary` from byte `index` on.");
     m.def(
         "memcpy_atod",
         [](nb::handle dest, const Array& ary, std::size_t index, std::size_t size) {
@@ -98,7 +103,8 @@ void bind_array_copies(nb::module_& m) {
             nb::gil_scoped_release release;
             memcpy_atod(d.ptr, ary, index, size);
         },
-        nb::arg("dest"), nb::arg("ary"), nb::arg("index"), nb::arg("len"));
+        nb::arg("dest"), nb::arg("ary"), nb::arg("index"), nb::arg("len"),
+        "Copy `len` bytes of `ary`, from byte `index` on, to device memory `dest`.");
     m.def(
         "memcpy_atoa",
         [](const Array& dest, std::size_t dest_index, const Array& src, std::size_t src_index,
@@ -107,7 +113,7 @@ void bind_array_copies(nb::module_& m) {
             memcpy_atoa(dest, dest_index, src, src_index, size);
         },
         nb::arg("dest"), nb::arg("dest_index"), nb::arg("src"), nb::arg("src_index"),
-        nb::arg("len"));
+        nb::arg("len"), "Copy `len` bytes from array `src` to array `dest`, at byte offsets.");
 }
 
 } // namespace

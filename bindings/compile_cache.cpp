@@ -32,9 +32,12 @@ void bind_compile_cache(nb::module_& m) {
             },
             nb::arg("key"), nb::arg("data"),
             "Store an entry; returns '' or why the disk copy could not be written.")
-        .def("clear_memory", &CompileCache::clear_memory)
-        .def("entry_path", &CompileCache::entry_path, nb::arg("key"))
-        .def_prop_ro("directory", &CompileCache::directory);
+        .def("clear_memory", &CompileCache::clear_memory,
+             "Forget the entries kept in memory; those on disk stay.")
+        .def("entry_path", &CompileCache::entry_path, nb::arg("key"),
+             "The file that holds (or would hold) the entry for `key`.")
+        .def_prop_ro("directory", &CompileCache::directory,
+                     "The cache's directory ('' for a cache kept in memory only).");
     m.def(
         "sha256_hex",
         [](nb::bytes data) {

@@ -49,10 +49,13 @@ void bind_context(nb::module_& m) {
         .def("detach", &ContextRef::detach,
              "Give up this object's reference; the context is destroyed (or the primary "
              "context released) once nothing allocated in it remains.")
-        .def("get_api_version", [](const ContextRef& self) { return self.get()->api_version(); })
+        .def(
+            "get_api_version", [](const ContextRef& self) { return self.get()->api_version(); },
+            "The CUDA API version the context was created with (cuCtxGetApiVersion).")
         .def_prop_ro(
             "handle",
-            [](const ContextRef& self) { return reinterpret_cast<std::uintptr_t>(self.handle()); })
+            [](const ContextRef& self) { return reinterpret_cast<std::uintptr_t>(self.handle()); },
+            "The CUcontext, as an int.")
         .def_static(
             "pop",
             []() {
@@ -77,27 +80,42 @@ void bind_context(nb::module_& m) {
                 // cuCtxAttach is gone; taking a reference to the current context is what it did.
                 return ContextRef(Context::require_current("Context.attach"));
             },
-            nb::arg("flags") = 0)
+            nb::arg("flags") = 0,
+            "A new reference to the current context (the driver's cuCtxAttach is gone; `flags` "
+            "is ignored).")
         .def_static(
             "set_limit",
-            [](int limit, size_t value) { Context::set_limit(static_cast<CUlimit>(limit), value); })
-        .def_static("get_limit",
-                    [](int limit) { return Context::limit(static_cast<CUlimit>(limit)); })
-        .def_static("get_cache_config", []() { return static_cast<int>(Context::cache_config()); })
-        .def_static("set_cache_config",
-                    [](int c) { Context::set_cache_config(static_cast<CUfunc_cache>(c)); })
-        .def_static("get_shared_config",
-                    []() { return static_cast<int>(Context::shared_config()); })
-        .def_static("set_shared_config",
-                    [](int c) { Context::set_shared_config(static_cast<CUsharedconfig>(c)); })
+            [](int limit, size_t value) { Context::set_limit(static_cast<CUlimit>(limit), value); },
+            "Set a limit of the current context: set_limit(limit.STACK_SIZE, bytes) "
+            "(cuCtxSetLimit).")
+        .def_static(
+            "get_limit", [](int limit) { return Context::limit(static_cast<CUlimit>(limit)); },
+            "The value of a limit (pycuda.driver.limit) of the current context.")
+        .def_static(
+            "get_cache_config", []() { return static_cast<int>(Context::cache_config()); },
+            "The current context's preference between shared memory and L1 (a func_cache value).")
+        .def_static(
+            "set_cache_config",
+            [](int c) { Context::set_cache_config(static_cast<CUfunc_cache>(c)); },
+            "Prefer shared memory or L1 in the current context (a func_cache value).")
+        .def_static(
+            "get_shared_config", []() { return static_cast<int>(Context::shared_config()); },
+            "The current context's shared memory bank size (a shared_config value).")
+        .def_static(
+            "set_shared_config",
+            [](int c) { Context::set_shared_config(static_cast<CUsharedconfig>(c)); },
+            "Set the current context's shared memory bank size (a shared_config value).")
         .def_static(
             "enable_peer_access",
             [](const ContextRef& peer, unsigned flags) {
                 Context::enable_peer_access(*peer.get(), flags);
             },
-            nb::arg("peer"), nb::arg("flags") = 0)
-        .def_static("disable_peer_access",
-                    [](const ContextRef& peer) { Context::disable_peer_access(*peer.get()); })
+            nb::arg("peer"), nb::arg("flags") = 0,
+            "Let the current context access memory allocated in context `peer`.")
+        .def_static(
+            "disable_peer_access",
+            [](const ContextRef& peer) { Context::disable_peer_access(*peer.get()); },
+            "Stop the current context's access to memory of context `peer`.")
         .def(
             "__eq__",
             [](const ContextRef& a, nb::handle b) {

@@ -61,8 +61,9 @@ void bind_device(nb::module_& m) {
                  new (self) Device(Device::from_pci_bus_id(bus_id));
              })
         .def_static("count", &Device::count, "The number of CUDA devices.")
-        .def("name", &Device::name)
-        .def("pci_bus_id", &Device::pci_bus_id)
+        .def("name", &Device::name, "The device's name, such as 'NVIDIA H100 80GB HBM3'.")
+        .def("pci_bus_id", &Device::pci_bus_id,
+             "The device's PCI bus id, 'domain:bus:device.function' (accepted by Device()).")
         .def("compute_capability", &Device::compute_capability, "(major, minor)")
         .def("total_memory", &Device::total_memory, "Bytes of device memory.")
         .def("get_attribute", &attribute_value, nb::arg("attr"), "The value of a device_attribute.")
@@ -110,13 +111,17 @@ void bind_device(nb::module_& m) {
             },
             "The device's primary context, shared with the runtime API (CuPy, PyTorch); not "
             "pushed: call .push().")
-        .def("can_access_peer", &Device::can_access_peer)
-        .def("uuid",
-             [](const Device& dev) {
-                 auto id = dev.uuid();
-                 return nb::bytes(reinterpret_cast<const char*>(id.data()), id.size());
-             })
-        .def_prop_ro("handle", &Device::handle)
+        .def("can_access_peer", &Device::can_access_peer,
+             "Whether contexts on this device can access memory on the given device "
+             "(Context.enable_peer_access).")
+        .def(
+            "uuid",
+            [](const Device& dev) {
+                auto id = dev.uuid();
+                return nb::bytes(reinterpret_cast<const char*>(id.data()), id.size());
+            },
+            "The device's 16-byte UUID (as nvidia-smi -L shows it, in hex).")
+        .def_prop_ro("handle", &Device::handle, "The CUdevice ordinal, as an int.")
         .def(
             "__eq__",
             [](const Device& a, nb::handle b) {

@@ -1,4 +1,5 @@
 // bindings/event.cpp: pycuda._driver.Event.
+#include "bindings/self_check.hpp"
 #include "bindings/stream.hpp"
 
 #include "core/event.hpp"
@@ -20,6 +21,7 @@ void bind_event(nb::module_& m) {
         .def(
             "record",
             [](nb::handle self, nb::handle stream) {
+                check_self<Event>(self, "Event.record");
                 nb::cast<Event&>(self).record(stream_handle(stream));
                 return self;
             },
@@ -27,6 +29,7 @@ void bind_event(nb::module_& m) {
         .def(
             "synchronize",
             [](nb::handle self) {
+                check_self<Event>(self, "Event.synchronize");
                 Event& e = nb::cast<Event&>(self);
                 {
                     nb::gil_scoped_release release;
@@ -41,12 +44,15 @@ void bind_event(nb::module_& m) {
         .def(
             "time_till", [](const Event& self, const Event& end) { return end.time_since(self); },
             nb::arg("end"), "Milliseconds from this event to `end`.")
-        .def("ipc_handle",
-             [](const Event& e) {
-                 CUipcEventHandle h = e.ipc_handle();
-                 nb::object ba = nb::steal(PyByteArray_FromStringAndSize(h.reserved, sizeof(h)));
-                 return ba;
-             })
+        .def(
+            "ipc_handle",
+            [](const Event& e) {
+                CUipcEventHandle h = e.ipc_handle();
+                nb::object ba = nb::steal(PyByteArray_FromStringAndSize(h.reserved, sizeof(h)));
+                return ba;
+            },
+            "A 64-byte bytearray that another process opens with Event.from_ipc_handle() "
+            "(the event needs event_flags.INTERPROCESS | DISABLE_TIMING).")
         .def_static(
             "from_ipc_handle",
             [](nb::handle raw) {
@@ -60,9 +66,10 @@ void bind_event(nb::module_& m) {
                 std::memcpy(h.reserved, handle.c_str(), sizeof(h));
                 return Event::from_ipc_handle(h);
             },
-            nb::arg("handle"))
-        .def_prop_ro("handle",
-                     [](const Event& e) { return reinterpret_cast<std::uintptr_t>(e.handle()); });
+            nb::arg("handle"), "The event of another process, from its ipc_handle().")
+        .def_prop_ro(
+            "handle", [](const Event& e) { return reinterpret_cast<std::uintptr_t>(e.handle()); },
+            "The CUevent, as an int.");
 }
 
 } // namespace pycuda::bindings

@@ -5,7 +5,8 @@
 // compiles its flat kernel and launches it; then it remembers here what that launch took,
 // keyed by (operator, operand types, reflected, context, element count). A later call with
 // that key is served here without running Python: the operands' fields read, a
-// block from the context's pool, one launch, the result made as GPUArray._fresh makes it
+// block from the context's default allocator (its DeviceMemoryPool or StreamOrderedAllocator),
+// one launch, the result made as GPUArray._fresh makes it
 // (array_base.hpp's make_array; the operands' fields read from ArrayBase's layout). The
 // Python fast path cost ~1 µs more per call than this (a fifth of a small `a + b` on an H100's
 // host). Anything not remembered or not plain (a subclass, strides, another allocator, an
@@ -15,6 +16,7 @@
 
 #include "bindings/arg_packer.hpp"
 #include "bindings/array_base.hpp"
+#include "bindings/async_memory.hpp"
 #include "bindings/flat_operator.hpp"
 #include "bindings/memory.hpp"
 #include "bindings/memory_pool.hpp"
@@ -22,6 +24,7 @@
 
 #include "core/context.hpp"
 #include "core/function.hpp"
+#include "core/nvtx.hpp"
 
 #include <climits>
 #include <cstdint>
@@ -85,6 +88,40 @@ bool read_operand(PyObject* obj, Operand& out) {
     return true;
 }
 
+/// Where the blocks of `allocate` come from, into `e`: a DeviceMemoryPool (its bound allocate)
+/// or a StreamOrderedAllocator (the allocator itself); false for any other allocator.
+bool read_block_source(nb::handle allocate, FlatEntry& e) {
+    StreamOrderedAllocatorRef* ordered = nullptr;
+    if (nb::try_cast<StreamOrderedAllocatorRef*>(allocate, ordered) && ordered) {
+        e.ordered = ordered->allocator;
+        return true;
+    }
+    nb::object pool_obj = nb::steal(PyObject_GetAttrString(allocate.ptr(), "__self__"));
+    if (!pool_obj.is_valid()) {
+        PyErr_Clear();
+        return false;
+    }
+    DevicePoolRef* pool = nullptr;
+    if (!nb::try_cast<DevicePoolRef*>(pool_obj, pool) || pool == nullptr)
+        return false;
+    e.pool = pool->pool;
+    return true;
+}
+
+/// A new Python `Block` (PooledDeviceAllocation or StreamOrderedAllocation) of `bytes` from
+/// `source`, made in place; its address in `address`.
+template <typename Block, typename Source>
+nb::object new_block(const std::shared_ptr<Source>& source, size_t bytes, CUdeviceptr& address) {
+    nb::object block = nb::inst_alloc(nb::type<Block>());
+    retry_after_gc([&] {
+        new (nb::inst_ptr<Block>(block)) Block(source, bytes);
+        return 0;
+    });
+    nb::inst_mark_ready(block);
+    address = nb::inst_ptr<Block>(block)->ptr("flat launch result");
+    return block;
+}
+
 } // namespace
 
 std::size_t FlatKeyHash::operator()(const FlatKey& k) const noexcept {
@@ -132,13 +169,8 @@ bool FlatLaunches::remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool 
     Py_ssize_t itemsize = nb::cast<Py_ssize_t>(plan.attr("itemsize"));
     nb::object convert = plan.attr("flat_convert");
     nb::object lo = plan.attr("lo"), hi = plan.attr("hi");
-    nb::object pool_obj = nb::steal(PyObject_GetAttrString(allocate.ptr(), "__self__"));
-    if (!pool_obj.is_valid()) {
-        PyErr_Clear();
-        return false;
-    }
-    DevicePoolRef* pool = nullptr;
-    if (!nb::try_cast<DevicePoolRef*>(pool_obj, pool) || pool == nullptr)
+    FlatEntry e;
+    if (!read_block_source(allocate, e))
         return false;
     Function* f = nullptr;
     if (!nb::try_cast<Function*>(function, f) || f == nullptr || !f->prepared_layout)
@@ -149,7 +181,6 @@ bool FlatLaunches::remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool 
         return false; // compared by address: only an interned name finds its entry again
     if (entries_.size() >= capacity_)
         entries_.clear();
-    FlatEntry e;
     e.keep = nb::make_tuple(op, lhs, rhs);
     e.function = nb::borrow(function);
     e.grid = {grid, 1, 1};
@@ -157,7 +188,6 @@ bool FlatLaunches::remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool 
     e.result = nb::borrow(result);
     e.itemsize = itemsize;
     e.strides1 = nb::make_tuple(itemsize);
-    e.pool = pool->pool;
     e.allocate = nb::borrow(allocate);
     e.convert = nb::borrow(convert);
     // Unbounded (a float infinity) where the rules do not depend on an int's value.
@@ -225,7 +255,7 @@ nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* othe
     // A copy (references, not data): the scalar's conversion and gc.collect on running out of
     // memory run Python, which may remember or forget launches and so move the table's entries.
     const FlatEntry e = it->second;
-    // Only arrays with the context's pool as their allocator (and so their results) are served.
+    // Only arrays with the context's default allocator (and so their results) are served.
     if (array->allocator != e.allocate.ptr() ||
         (!scalar && reinterpret_cast<ArrayObject*>(other)->allocator != e.allocate.ptr()))
         return {};
@@ -248,22 +278,25 @@ nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* othe
     if (!self_ptr.is_valid())
         throw nb::python_error();
 
-    const nb::handle block_type = nb::type<PooledDeviceAllocation>();
-    nb::object gpudata = nb::inst_alloc(block_type);
-    retry_after_gc([&] {
-        new (nb::inst_ptr<PooledDeviceAllocation>(gpudata))
-            PooledDeviceAllocation(e.pool, static_cast<size_t>(n) * e.itemsize);
-        return 0;
-    });
-    nb::inst_mark_ready(gpudata);
-    CUdeviceptr out = nb::inst_ptr<PooledDeviceAllocation>(gpudata)->ptr("PooledDeviceAllocation");
+    const size_t bytes = static_cast<size_t>(n) * e.itemsize;
+    CUdeviceptr out = 0;
+    nb::object gpudata = e.ordered ? new_block<StreamOrderedAllocation>(e.ordered, bytes, out)
+                                   : new_block<PooledDeviceAllocation>(e.pool, bytes, out);
     nb::object out_ptr = nb::steal(PyLong_FromUnsignedLongLong(out));
     PyObject* args[4] = {out_ptr.ptr(), reflected ? value.ptr() : self_ptr.ptr(),
                          reflected ? self_ptr.ptr() : value.ptr(), size};
     Function& f = *nb::inst_ptr<Function>(e.function);
     ArgBuffer buf(&*f.prepared_layout, &f.name());
     pack_by_layout(buf, *f.prepared_layout, args, 4);
-    f.launch(e.grid, e.block, 0, nullptr, buf.data(), buf.size());
+    if (nvtx_auto_ranges()) [[unlikely]] {
+        const char* name = PyUnicode_AsUTF8(op); // the ufunc's name, as the Python path's
+        if (name == nullptr)
+            throw nb::python_error();
+        NvtxAutoRange range(name);
+        f.launch(e.grid, e.block, 0, nullptr, buf.data(), buf.size());
+    } else {
+        f.launch(e.grid, e.block, 0, nullptr, buf.data(), buf.size());
+    }
 
     nb::object strides =
         PyTuple_GET_SIZE(a.shape) == 1 ? e.strides1 : c_strides(a.shape, e.itemsize);
@@ -328,8 +361,8 @@ void bind_flat_launches(nb::module_& m) {
              nb::arg("reflected"), nb::arg("context"), nb::arg("n"), nb::arg("function"),
              nb::arg("grid"), nb::arg("block"), nb::arg("allocate"), nb::arg("plan"),
              "Remember the launch the Python path made for this key and plan; False where it "
-             "cannot be served here (`allocate` not a DeviceMemoryPool's, a stand-in "
-             "function).")
+             "cannot be served here (`allocate` neither a DeviceMemoryPool's nor a "
+             "StreamOrderedAllocator, a stand-in function).")
         .def("clear", &FlatLaunches::clear, "Forget every remembered launch.")
         .def("__len__", &FlatLaunches::size);
     nb::object descr =

@@ -2,6 +2,7 @@
 // are served in C++ (see flat_launches.cpp), for its binder and the operators' (flat_operator).
 #pragma once
 
+#include "core/async_memory.hpp"
 #include "core/function.hpp"
 #include "core/memory_pool.hpp"
 
@@ -33,15 +34,17 @@ struct FlatKeyHash {
 };
 
 /// What one remembered launch needs. Holds the key's objects (so that their addresses are not
-/// reused while cached), the Function (its module and context) and the pool.
+/// reused while cached), the Function (its module and context) and where results' blocks come
+/// from: the pool, or the stream-ordered allocator.
 struct FlatEntry {
     nb::object keep;
     nb::object function;
     Dim3 grid, block;
-    nb::object result;   // the result's dtype
-    Py_ssize_t itemsize; // of the result
-    nb::object strides1; // (itemsize,)
-    std::shared_ptr<DeviceMemoryPool> pool;
+    nb::object result;                               // the result's dtype
+    Py_ssize_t itemsize;                             // of the result
+    nb::object strides1;                             // (itemsize,)
+    std::shared_ptr<DeviceMemoryPool> pool;          // null where `ordered` serves
+    std::shared_ptr<StreamOrderedAllocator> ordered; // null where `pool` serves
     nb::object allocate; // the context's default allocator: served arrays have it, results get it
     nb::object convert;  // a scalar operand's conversion; None: packed as it is
     long long lo = LLONG_MIN, hi = LLONG_MAX; // the Python ints the rules were resolved for

@@ -1,7 +1,9 @@
-// bindings/function.cpp: pycuda._driver.Function: __call__, prepare and the prepared_* calls.
+// bindings/function.cpp: pycuda._driver.Function: __call__, prepare, the prepared_* calls (with
+// cluster and cooperative launches) and the occupancy queries.
 #include "bindings/arg_packer.hpp"
 #include "bindings/pointer.hpp"
 #include "bindings/raw_call.hpp"
+#include "bindings/self_check.hpp"
 #include "bindings/stream.hpp"
 #include "bindings/texture.hpp"
 
@@ -21,9 +23,6 @@
 
 namespace pycuda::bindings {
 
-namespace {
-
-/// Grid or block from a tuple or list of 1 to 3 positive ints (NumPy ints too).
 Dim3 parse_dims(PyObject* obj, const char* what) {
     if (!PyTuple_Check(obj) && !PyList_Check(obj))
         throw nb::type_error((std::string(what) + " must be a tuple of 1 to 3 positive ints, got " +
@@ -70,6 +69,8 @@ unsigned shared_bytes(PyObject* obj) {
     return static_cast<unsigned>(v);
 }
 
+namespace {
+
 /// Interned keyword names, compared by pointer first.
 struct Keywords {
     PyObject* block = PyUnicode_InternFromString("block");
@@ -79,6 +80,8 @@ struct Keywords {
     PyObject* texrefs = PyUnicode_InternFromString("texrefs");
     PyObject* time_kernel = PyUnicode_InternFromString("time_kernel");
     PyObject* shared_size = PyUnicode_InternFromString("shared_size");
+    PyObject* cluster = PyUnicode_InternFromString("cluster");
+    PyObject* cooperative = PyUnicode_InternFromString("cooperative");
 };
 
 const Keywords& keywords() {
@@ -98,6 +101,8 @@ struct CallOptions {
     PyObject* shared = nullptr;
     PyObject* texrefs = nullptr;
     PyObject* time_kernel = nullptr;
+    PyObject* cluster = nullptr;
+    PyObject* cooperative = nullptr;
 };
 
 CallOptions parse_call_kwargs(PyObject* kwargs) {
@@ -119,6 +124,10 @@ CallOptions parse_call_kwargs(PyObject* kwargs) {
             o.texrefs = value;
         else if (same_key(key, k.time_kernel))
             o.time_kernel = value;
+        else if (same_key(key, k.cluster))
+            o.cluster = value;
+        else if (same_key(key, k.cooperative))
+            o.cooperative = value;
         else
             extra += (extra.empty() ? "" : ", ") + nb::cast<std::string>(nb::handle(key));
     }
@@ -134,16 +143,43 @@ void call_handlers(const std::vector<nb::handle>& handlers, const char* method, 
         h.attr(method)(stream);
 }
 
+/// Reads the `cluster=` and `cooperative=` keywords (either may be null: not given) into
+/// `attrs`; false when they ask for nothing (cluster=None, cooperative=False), which is then the
+/// plain launch.
+bool launch_attributes(PyObject* cluster, PyObject* cooperative, const Dim3& grid,
+                       LaunchAttributes& attrs) {
+    if (cluster != nullptr && cluster != Py_None) {
+        attrs.cluster = parse_dims(cluster, "cluster");
+        check_cluster_dims(grid, attrs.cluster);
+    }
+    if (cooperative != nullptr) {
+        int on = PyObject_IsTrue(cooperative);
+        if (on < 0)
+            throw nb::python_error();
+        attrs.cooperative = on == 1;
+    }
+    return attrs.cluster[0] != 0 || attrs.cooperative;
+}
+
+/// One launch: cuLaunchKernel, or cuLaunchKernelEx where there are attributes.
+void launch_once(Function& f, const Dim3& grid, const Dim3& block, unsigned shared, CUstream stream,
+                 ArgBuffer& buf, const LaunchAttributes* attrs) {
+    if (attrs == nullptr) [[likely]]
+        f.launch(grid, block, shared, stream, buf.data(), buf.size());
+    else
+        f.launch(grid, block, shared, stream, buf.data(), buf.size(), *attrs);
+}
+
 /// Launches, optionally timed with events on the same stream; returns seconds or None.
 nb::object launch(Function& f, const Dim3& grid, const Dim3& block, unsigned shared,
-                  CUstream stream, ArgBuffer& buf, bool timed) {
+                  CUstream stream, ArgBuffer& buf, bool timed, const LaunchAttributes* attrs) {
     if (!timed) {
-        f.launch(grid, block, shared, stream, buf.data(), buf.size());
+        launch_once(f, grid, block, shared, stream, buf, attrs);
         return nb::none();
     }
     Event start, end;
     start.record(stream);
-    f.launch(grid, block, shared, stream, buf.data(), buf.size());
+    launch_once(f, grid, block, shared, stream, buf, attrs);
     end.record(stream);
     {
         nb::gil_scoped_release release;
@@ -166,15 +202,20 @@ nb::object call(Function& f, PyObject* args, PyObject* kwargs) {
     // only checks that each one listed is bound.
     check_texrefs(o.texrefs);
     bool timed = o.time_kernel && PyObject_IsTrue(o.time_kernel) == 1;
+    LaunchAttributes ex;
+    const LaunchAttributes* attrs = nullptr;
+    if ((o.cluster || o.cooperative) && launch_attributes(o.cluster, o.cooperative, grid, ex))
+        [[unlikely]]
+        attrs = &ex;
     ArgBuffer buf(f.param_info(), &f.name());
     pack_by_type(buf, PySequence_Fast_ITEMS(args),
                  static_cast<std::size_t>(PyTuple_GET_SIZE(args)));
     CUstream stream = o.stream == Py_None ? nullptr : stream_handle(o.stream);
     if (buf.handlers.empty())
-        return launch(f, grid, block, shared, stream, buf, timed);
+        return launch(f, grid, block, shared, stream, buf, timed, attrs);
     nb::handle stream_obj(o.stream);
     call_handlers(buf.handlers, "pre_call", stream_obj);
-    nb::object result = launch(f, grid, block, shared, stream, buf, timed);
+    nb::object result = launch(f, grid, block, shared, stream, buf, timed, attrs);
     call_handlers(buf.handlers, "post_call", stream_obj);
     return result;
 }
@@ -190,6 +231,8 @@ struct PreparedCall {
     unsigned shared = 0;
     PyObject* const* args = nullptr;
     std::size_t nargs = 0;
+    LaunchAttributes attrs;
+    bool has_attrs = false; // cluster= or cooperative= asked for cuLaunchKernelEx
 };
 
 PreparedCall parse_prepared(Function& f, PyObject* const* args, std::size_t nargs,
@@ -205,14 +248,23 @@ PreparedCall parse_prepared(Function& f, PyObject* const* args, std::size_t narg
     c.block = parse_dims(args[1], "block");
     check_launch_dims(c.grid, c.block, f.max_threads_per_block(), f.name());
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *cluster = nullptr, *cooperative = nullptr;
     for (Py_ssize_t k = 0; k < nkw; ++k) {
         PyObject* key = PyTuple_GET_ITEM(kwnames, k);
-        if (!same_key(key, keywords().shared_size))
+        PyObject* value = args[nargs + static_cast<std::size_t>(k)];
+        if (same_key(key, keywords().shared_size))
+            c.shared = shared_bytes(value);
+        else if (same_key(key, keywords().cluster))
+            cluster = value;
+        else if (same_key(key, keywords().cooperative))
+            cooperative = value;
+        else
             throw nb::type_error(("unexpected keyword argument '" +
                                   nb::cast<std::string>(nb::handle(key)) + "'; " + signature)
                                      .c_str());
-        c.shared = shared_bytes(args[nargs + static_cast<std::size_t>(k)]);
     }
+    if (cluster || cooperative) [[unlikely]]
+        c.has_attrs = launch_attributes(cluster, cooperative, c.grid, c.attrs);
     c.args = args + fixed;
     c.nargs = nargs - fixed;
     return c;
@@ -241,10 +293,11 @@ nb::object prepared_launch(Function& f, PyObject* self, const PreparedCall& c,
     ArgBuffer buf(&*f.prepared_layout, &f.name()); // offsets from prepare(), driver's if known
     pack_by_layout(buf, *f.prepared_layout, c.args, c.nargs);
     CUstream stream = stream_obj.is_none() ? nullptr : stream_handle(stream_obj);
+    const LaunchAttributes* attrs = c.has_attrs ? &c.attrs : nullptr;
     if (buf.handlers.empty())
-        return launch(f, c.grid, c.block, c.shared, stream, buf, timed);
+        return launch(f, c.grid, c.block, c.shared, stream, buf, timed, attrs);
     call_handlers(buf.handlers, "pre_call", stream_obj);
-    nb::object result = launch(f, c.grid, c.block, c.shared, stream, buf, timed);
+    nb::object result = launch(f, c.grid, c.block, c.shared, stream, buf, timed, attrs);
     call_handlers(buf.handlers, "post_call", stream_obj);
     return result;
 }
@@ -300,6 +353,35 @@ int attribute_by_name(const std::string& name) {
     return -1;
 }
 
+/// A block or cluster shape for the occupancy queries: a tuple as launches take, or an int
+/// (x, with y = z = 1).
+Dim3 shape_arg(nb::handle obj, const char* what) {
+    if (PyLong_Check(obj.ptr())) {
+        nb::object shape = nb::make_tuple(obj);
+        return parse_dims(shape.ptr(), what);
+    }
+    return parse_dims(obj.ptr(), what);
+}
+
+nb::tuple suggested_block_size(const Function& f, std::size_t shared, int limit) {
+    if (limit < 0)
+        throw nb::value_error("limit must be 0 (none) or a positive number of threads");
+    auto [min_grid, block] = f.suggested_block_size(shared, limit);
+    return nb::make_tuple(min_grid, block);
+}
+
+int max_potential_cluster_size(Function& f, nb::handle block, unsigned shared) {
+    Dim3 b = shape_arg(block, "block");
+    check_launch_dims({1, 1, 1}, b, f.max_threads_per_block(), f.name());
+    return f.max_potential_cluster_size(b, shared);
+}
+
+int max_active_clusters(Function& f, nb::handle cluster, nb::handle block, unsigned shared) {
+    Dim3 c = shape_arg(cluster, "cluster"), b = shape_arg(block, "block");
+    check_launch_dims(c, b, f.max_threads_per_block(), f.name());
+    return f.max_active_clusters(c, b, shared);
+}
+
 nb::bytes pack_args_for_test(nb::handle format, nb::handle args) {
     static const std::string name = "<_pack_args>";
     nb::tuple items = nb::tuple(nb::borrow(args));
@@ -335,8 +417,10 @@ PyObject* prepared_call_raw(PyObject* self, PyObject* const* args, Py_ssize_t n,
                             PyObject* kwnames) {
     return guarded([&] {
         Function& f = function_of(self);
-        PreparedCall c = parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 2,
-                                        "prepared_call(grid, block, *args, shared_size=0)");
+        PreparedCall c =
+            parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 2,
+                           "prepared_call(grid, block, *args, shared_size=0, cluster=None, "
+                           "cooperative=False)");
         return prepared_launch(f, self, c, nb::none(), false);
     });
 }
@@ -347,7 +431,8 @@ PyObject* prepared_async_call_raw(PyObject* self, PyObject* const* args, Py_ssiz
         Function& f = function_of(self);
         PreparedCall c =
             parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 3,
-                           "prepared_async_call(grid, block, stream, *args, shared_size=0)");
+                           "prepared_async_call(grid, block, stream, *args, shared_size=0, "
+                           "cluster=None, cooperative=False)");
         return prepared_launch(f, self, c, nb::handle(args[2]), false);
     });
 }
@@ -357,7 +442,8 @@ PyObject* prepared_timed_call_raw(PyObject* self, PyObject* const* args, Py_ssiz
     return guarded([&]() -> nb::object {
         Function& f = function_of(self);
         PreparedCall c = parse_prepared(f, args, PyVectorcall_NARGS(n), kwnames, 2,
-                                        "prepared_timed_call(grid, block, *args, shared_size=0)");
+                                        "prepared_timed_call(grid, block, *args, shared_size=0, "
+                                        "cluster=None, cooperative=False)");
         auto start = std::make_shared<Event>(), end = std::make_shared<Event>();
         start->record(nullptr);
         prepared_launch(f, self, c, nb::none(), false);
@@ -378,15 +464,18 @@ PyType_Slot function_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&function_t
 #define PYCUDA_FASTCALL(fn) reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn))
 PyMethodDef prepared_methods[] = {
     {"prepared_call", PYCUDA_FASTCALL(&prepared_call_raw), METH_FASTCALL | METH_KEYWORDS,
-     "prepared_call(grid, block, *args, shared_size=0)\n\nLaunch with `args` converted to the "
-     "types given to prepare()."},
+     "prepared_call(grid, block, *args, shared_size=0, cluster=None, cooperative=False)\n\n"
+     "Launch with `args` converted to the types given to prepare(). cluster=(x, y, z) launches "
+     "thread block clusters of that shape (the grid must divide into them; compute capability "
+     "9.0+), cooperative=True schedules every block at once (for grid-wide sync)."},
     {"prepared_async_call", PYCUDA_FASTCALL(&prepared_async_call_raw),
      METH_FASTCALL | METH_KEYWORDS,
-     "prepared_async_call(grid, block, stream, *args, shared_size=0)\n\nAs prepared_call, "
-     "on `stream`."},
+     "prepared_async_call(grid, block, stream, *args, shared_size=0, cluster=None, "
+     "cooperative=False)\n\nAs prepared_call, on `stream`."},
     {"prepared_timed_call", PYCUDA_FASTCALL(&prepared_timed_call_raw),
      METH_FASTCALL | METH_KEYWORDS,
-     "prepared_timed_call(grid, block, *args, shared_size=0)\n\nAs prepared_call; returns a "
+     "prepared_timed_call(grid, block, *args, shared_size=0, cluster=None, "
+     "cooperative=False)\n\nAs prepared_call; returns a "
      "callable that waits for the kernel and gives its run time in seconds."},
 };
 #undef PYCUDA_FASTCALL
@@ -415,11 +504,15 @@ void bind_function(nb::module_& m) {
         "    f.prepare('PfI')\n"
         "    f.prepared_call((blocks, 1), (256, 1, 1), dev_a, 2.0, n)\n\n"
         "__call__(*args, block, grid=(1, 1), stream=None, shared=0, texrefs=[], "
-        "time_kernel=False) launches with `args` packed by type; with "
-        "time_kernel=True it returns the kernel's run time in seconds.");
+        "time_kernel=False, cluster=None, cooperative=False) launches with `args` packed by "
+        "type; with time_kernel=True it returns the kernel's run time in seconds. cluster=(x, "
+        "y, z) launches thread block clusters of that shape (the grid must divide into them; "
+        "compute capability 9.0+); cooperative=True launches every block at once, as "
+        "grid-wide synchronization (cooperative_groups::this_grid().sync()) needs.");
     cls.def(
            "prepare",
            [](nb::handle self, nb::handle arg_types, nb::handle texrefs) {
+               check_self<Function>(self, "Function.prepare");
                Function& f = nb::cast<Function&>(self);
                prepare(f, PyUnicode_Check(arg_types.ptr()) ? nb::cast<std::string>(arg_types)
                                                            : format_from_arg_types(arg_types));
@@ -467,23 +560,43 @@ void bind_function(nb::module_& m) {
             [](Function& f, int attr, int value) {
                 f.set_attribute(static_cast<CUfunction_attribute>(attr), value);
             },
-            nb::arg("attr"), nb::arg("value"))
+            nb::arg("attr"), nb::arg("value"),
+            "cuFuncSetAttribute: set a function_attribute, such as "
+            "MAX_DYNAMIC_SHARED_SIZE_BYTES.")
         .def(
             "set_cache_config",
             [](Function& f, int config) { f.set_cache_config(static_cast<CUfunc_cache>(config)); },
-            nb::arg("config"))
+            nb::arg("config"), "Prefer shared memory or L1 for this kernel (a func_cache value).")
         .def(
             "set_shared_config",
             [](Function& f, int config) {
                 f.set_shared_config(static_cast<CUsharedconfig>(config));
             },
-            nb::arg("config"))
+            nb::arg("config"),
+            "The shared memory bank size for this kernel (a shared_config value).")
         .def("max_active_blocks_per_multiprocessor",
              &Function::max_active_blocks_per_multiprocessor, nb::arg("block_size"),
              nb::arg("dynamic_smem") = 0, "Occupancy: resident blocks per multiprocessor.")
-        .def_prop_ro("function_name", &Function::name)
-        .def_prop_ro("handle",
-                     [](const Function& f) { return reinterpret_cast<std::uintptr_t>(f.handle()); })
+        .def("suggested_block_size", &suggested_block_size, nb::arg("shared") = 0,
+             nb::arg("limit") = 0,
+             "(min_grid_size, block_size): the block size that reaches the highest occupancy "
+             "with `shared` bytes of dynamic shared memory per block (limit: the most threads "
+             "per block to consider, 0 for the kernel's own maximum), and the fewest blocks "
+             "that fill the device with it (cuOccupancyMaxPotentialBlockSize).")
+        .def("max_potential_cluster_size", &max_potential_cluster_size, nb::arg("block"),
+             nb::arg("shared") = 0,
+             "The most blocks one thread block cluster of this kernel can have, for blocks of "
+             "shape `block` (a tuple, or an int of threads) with `shared` bytes of dynamic "
+             "shared memory (cuOccupancyMaxPotentialClusterSize; compute capability 9.0+).")
+        .def("max_active_clusters", &max_active_clusters, nb::arg("cluster"), nb::arg("block"),
+             nb::arg("shared") = 0,
+             "How many clusters of shape `cluster` can be resident on the device at once "
+             "(cuOccupancyMaxActiveClusters; compute capability 9.0+).")
+        .def_prop_ro("function_name", &Function::name, "The kernel's name in its module.")
+        .def_prop_ro(
+            "handle",
+            [](const Function& f) { return reinterpret_cast<std::uintptr_t>(f.handle()); },
+            "The CUfunction, as an int.")
         .def("__getattr__", [](const Function& f, const std::string& name) {
             int attr = attribute_by_name(name);
             if (attr < 0)

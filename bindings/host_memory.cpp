@@ -60,22 +60,29 @@ void bind_host_memory(nb::module_& m) {
         "    a.base.get_flags()")
         .def("free", &PagelockedHostAllocation::free,
              "Free now; arrays on this memory must not be used afterwards.")
-        .def("get_flags", &PagelockedHostAllocation::flags);
+        .def("get_flags", &PagelockedHostAllocation::flags,
+             "The host_alloc_flags it was allocated with.");
     m.attr("HostAllocation") = m.attr("PagelockedHostAllocation");
 
     nb::class_<RegisteredHostMemory, HostPointer>(
         m, "RegisteredHostMemory", nb::type_slots(host_buffer_slots<RegisteredHostMemory>()),
         "An existing array page-locked by register_host_memory(); .base is that array.")
-        .def("unregister", &RegisteredHostMemory::unregister)
-        .def_prop_ro("base", [](const RegisteredHostMemory& r) {
-            return nb::borrow(static_cast<const Py_buffer*>(r.owner().get())->obj);
-        });
+        .def("unregister", &RegisteredHostMemory::unregister,
+             "Unregister the memory now (cuMemHostUnregister); the array stays usable as "
+             "ordinary memory.")
+        .def_prop_ro(
+            "base",
+            [](const RegisteredHostMemory& r) {
+                return nb::borrow(static_cast<const Py_buffer*>(r.owner().get())->obj);
+            },
+            "The array whose memory was registered.");
 
     nb::class_<AlignedHostAllocation>(m, "AlignedHostAllocation", nb::dynamic_attr(),
                                       nb::type_slots(host_buffer_slots<AlignedHostAllocation>()),
                                       "Pageable host memory with a chosen alignment, behind "
                                       "aligned_empty().")
-        .def("free", &AlignedHostAllocation::free)
+        .def("free", &AlignedHostAllocation::free,
+             "Free now; arrays on this memory must not be used afterwards.")
         .def("get_device_pointer", &AlignedHostAllocation::device_pointer,
              "The device address of this memory, once register_host_memory() has page-locked "
              "it (with DEVICEMAP where mapping is not implied).");

@@ -47,7 +47,8 @@ void bind_memset(nb::module_& m, const char* name, const char* name_async, const
             memset_1d_async(d.ptr, checked_value(data, ElementSize, name_async), size, ElementSize,
                             stream_handle(stream));
         },
-        nb::arg("dest"), nb::arg("data"), nb::arg("size"), none());
+        nb::arg("dest"), nb::arg("data"), nb::arg("size"), none(),
+        "As the synchronous form, queued on `stream`.");
     auto span_2d = [](const DeviceSpan& d, size_t pitch, size_t width, size_t height,
                       const char* what) {
         if (width * ElementSize > pitch)
@@ -77,7 +78,7 @@ void bind_memset(nb::module_& m, const char* name, const char* name_async, const
                             height, ElementSize, stream_handle(stream));
         },
         nb::arg("dest"), nb::arg("pitch"), nb::arg("data"), nb::arg("width"), nb::arg("height"),
-        none());
+        none(), "As the synchronous form, queued on `stream`.");
 }
 
 void bind_host_copies(nb::module_& m) {
@@ -104,7 +105,9 @@ void bind_host_copies(nb::module_& m) {
             nb::gil_scoped_release release; // a pageable source makes this synchronous
             memcpy_htod_async(d.ptr, s.data(), s.size(), h);
         },
-        nb::arg("dest"), nb::arg("src"), none());
+        nb::arg("dest"), nb::arg("src"), none(),
+        "Copy the host buffer `src` to `dest` on `stream`. Only a page-locked `src` makes the "
+        "copy asynchronous; keep it alive until the stream has reached the copy.");
     m.def(
         "memcpy_dtoh",
         [](nb::handle dest, nb::handle src) {
@@ -125,7 +128,9 @@ void bind_host_copies(nb::module_& m) {
             nb::gil_scoped_release release;
             memcpy_dtoh_async(d.data(), s.ptr, d.size(), h);
         },
-        nb::arg("dest"), nb::arg("src"), none());
+        nb::arg("dest"), nb::arg("src"), none(),
+        "Fill the host buffer `dest` from `src` on `stream`. Only a page-locked `dest` makes "
+        "the copy asynchronous; read it after the stream has finished the copy.");
 }
 
 void bind_device_copies(nb::module_& m) {
@@ -149,7 +154,8 @@ void bind_device_copies(nb::module_& m) {
             check_fits(s, size, "memcpy_dtod_async");
             memcpy_dtod_async(d.ptr, s.ptr, size, stream_handle(stream));
         },
-        nb::arg("dest"), nb::arg("src"), nb::arg("size"), none());
+        nb::arg("dest"), nb::arg("src"), nb::arg("size"), none(),
+        "Copy `size` bytes on the device, queued on `stream`.");
 }
 
 CUcontext context_arg(nb::handle ctx) {
@@ -189,7 +195,7 @@ void bind_peer_copies(nb::module_& m) {
         },
         nb::arg("dest"), nb::arg("src"), nb::arg("size"),
         nb::arg("dest_context").none() = nb::none(), nb::arg("src_context").none() = nb::none(),
-        none());
+        none(), "As memcpy_peer, queued on `stream`.");
 }
 
 } // namespace

@@ -12,6 +12,8 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace pycuda::bindings {
 
@@ -74,7 +76,8 @@ void def_side(nb::class_<T>& cls, const char* prefix) {
                     self.set_dst_device(s.ptr);
                 side = SideKeep{nullptr, s.size};
             },
-            nb::arg("ptr"));
+            nb::arg("ptr"),
+            "Device memory: a DeviceAllocation, a GPUArray's gpudata or an address.");
     cls.def((p + "unified").c_str(),
             [](T& self, nb::handle ptr) {
                 DeviceSpan s = device_span(ptr, Src ? "set_src_unified" : "set_dst_unified");
@@ -95,7 +98,7 @@ void def_side(nb::class_<T>& cls, const char* prefix) {
                     self.set_dst_array(std::move(ary));
                 side = SideKeep{};
             },
-            nb::arg("ary"));
+            nb::arg("ary"), "A CUDA Array (pycuda.driver.Array).");
 }
 
 /// src_device / dst_device, read-write as in the original (whose copies exposed the descriptor's
@@ -129,10 +132,35 @@ void def_device_field(nb::class_<T>& cls) {
 
 /// A read-write property over one size_t field of the copy's CUDA descriptor.
 template <typename T, typename Desc>
-void def_size_field(nb::class_<T>& cls, const char* name, size_t Desc::*member) {
+void def_size_field(nb::class_<T>& cls, const char* name, size_t Desc::*member, const char* doc) {
     cls.def_prop_rw(
         name, [member](const T& t) { return t.desc.*member; },
-        [member](T& t, size_t v) { t.desc.*member = v; });
+        [member](T& t, size_t v) { t.desc.*member = v; }, doc);
+}
+
+/// The descriptor fields' docstrings, by field name (the same in 2D and 3D copies).
+const char* field_doc(std::string_view name) {
+    static const std::pair<std::string_view, const char*> docs[] = {
+        {"src_x_in_bytes", "Where the copy starts in a source row, in bytes."},
+        {"src_y", "The first source row copied."},
+        {"src_z", "The first source slice copied."},
+        {"src_lod", "The source array's level of detail (mipmap level); 0."},
+        {"src_pitch", "Bytes from one source row to the next."},
+        {"src_height", "Rows from one source slice to the next."},
+        {"dst_x_in_bytes", "Where the copy starts in a destination row, in bytes."},
+        {"dst_y", "The first destination row written."},
+        {"dst_z", "The first destination slice written."},
+        {"dst_lod", "The destination array's level of detail (mipmap level); 0."},
+        {"dst_pitch", "Bytes from one destination row to the next."},
+        {"dst_height", "Rows from one destination slice to the next."},
+        {"width_in_bytes", "Bytes copied from each row."},
+        {"height", "Rows copied (per slice)."},
+        {"depth", "Slices copied."},
+    };
+    for (const auto& [field, doc] : docs)
+        if (field == name)
+            return doc;
+    return nullptr;
 }
 
 void bind_memcpy2d(nb::module_& m) {
@@ -147,7 +175,7 @@ void bind_memcpy2d(nb::module_& m) {
                       "    copy(aligned=True)  # or copy(stream)");
     cls.def(nb::init<>());
     auto field = [&](const char* name, size_t CUDA_MEMCPY2D::*member) {
-        def_size_field(cls, name, member);
+        def_size_field(cls, name, member, field_doc(name));
     };
     field("src_x_in_bytes", &CUDA_MEMCPY2D::srcXInBytes);
     field("src_y", &CUDA_MEMCPY2D::srcY);
@@ -161,10 +189,14 @@ void bind_memcpy2d(nb::module_& m) {
     def_side<T, false>(cls, "set_dst_");
     def_device_field<T, true>(cls);
     def_device_field<T, false>(cls);
-    cls.def_prop_ro("src_memory_type",
-                    [](const T& t) { return static_cast<int>(t.src_memory_type()); });
-    cls.def_prop_ro("dst_memory_type",
-                    [](const T& t) { return static_cast<int>(t.dst_memory_type()); });
+    cls.def_prop_ro(
+        "src_memory_type", [](const T& t) { return static_cast<int>(t.src_memory_type()); },
+        "The kind of memory the source is, a CUmemorytype value (1 host, 2 device, 3 array, 4 "
+        "unified).");
+    cls.def_prop_ro(
+        "dst_memory_type", [](const T& t) { return static_cast<int>(t.dst_memory_type()); },
+        "The kind of memory the destination is, a CUmemorytype value (1 host, 2 device, 3 array, 4 "
+        "unified).");
     auto check = [](const T& t) {
         const CUDA_MEMCPY2D& d = t.desc;
         check_extent(t.src,
@@ -203,7 +235,7 @@ void bind_memcpy3d(nb::module_& m, const char* name) {
                       "depth.");
     cls.def(nb::init<>());
     auto field = [&](const char* field_name, size_t D::*member) {
-        def_size_field(cls, field_name, member);
+        def_size_field(cls, field_name, member, field_doc(field_name));
     };
     field("src_x_in_bytes", &D::srcXInBytes);
     field("src_y", &D::srcY);
@@ -224,17 +256,21 @@ void bind_memcpy3d(nb::module_& m, const char* name) {
     def_side<T, false>(cls, "set_dst_");
     def_device_field<T, true>(cls);
     def_device_field<T, false>(cls);
-    cls.def_prop_ro("src_memory_type",
-                    [](const T& t) { return static_cast<int>(t.src_memory_type()); });
-    cls.def_prop_ro("dst_memory_type",
-                    [](const T& t) { return static_cast<int>(t.dst_memory_type()); });
+    cls.def_prop_ro(
+        "src_memory_type", [](const T& t) { return static_cast<int>(t.src_memory_type()); },
+        "The kind of memory the source is, a CUmemorytype value (1 host, 2 device, 3 array, 4 "
+        "unified).");
+    cls.def_prop_ro(
+        "dst_memory_type", [](const T& t) { return static_cast<int>(t.dst_memory_type()); },
+        "The kind of memory the destination is, a CUmemorytype value (1 host, 2 device, 3 array, 4 "
+        "unified).");
     if constexpr (Peer) {
         cls.def(
             "set_src_context", [](T& t, const ContextRef& ctx) { t.set_src_context(ctx.get()); },
-            nb::arg("ctx"));
+            nb::arg("ctx"), "The context the source memory belongs to.");
         cls.def(
             "set_dst_context", [](T& t, const ContextRef& ctx) { t.set_dst_context(ctx.get()); },
-            nb::arg("ctx"));
+            nb::arg("ctx"), "The context the destination memory belongs to.");
     }
     cls.def(
         "__call__",

@@ -41,8 +41,15 @@ std::string what_of(const char* call, const char* problem) {
 } // namespace
 
 HostBuffer::HostBuffer(nb::handle obj, bool writable, const char* what) {
-    int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj.ptr(), &view_, flags) != 0) {
+    int flags = PyBUF_STRIDES | (writable ? PyBUF_WRITABLE : 0);
+    // The format shows an object array's 'O'; NumPy cannot spell dtypes of other packages
+    // (ml_dtypes' bfloat16) in one and refuses, so those are taken as bytes.
+    int failed = PyObject_GetBuffer(obj.ptr(), &view_, flags | PyBUF_FORMAT);
+    if (failed != 0) {
+        PyErr_Clear();
+        failed = PyObject_GetBuffer(obj.ptr(), &view_, flags);
+    }
+    if (failed != 0) {
         PyErr_Clear();
         view_ = Py_buffer{};
         if (!PyObject_CheckBuffer(obj.ptr()))
@@ -133,7 +140,8 @@ void bind_allocations(nb::module_& m) {
         m, "ManagedAllocation", nb::type_slots(host_buffer_slots<ManagedAllocation>()),
         "Unified memory (cuMemAllocManaged) behind managed_empty(); one address for host and "
         "device.")
-        .def("get_device_pointer", &ManagedAllocation::device_pointer)
+        .def("get_device_pointer", &ManagedAllocation::device_pointer,
+             "The memory's address, which host and device share.")
         .def(
             "attach",
             [](const ManagedAllocation& a, unsigned flags, nb::handle stream) {
@@ -151,7 +159,8 @@ void bind_allocations(nb::module_& m) {
         "        def get_pointer(self):\n"
         "            return int(self.buf)")
         .def(nb::init<>())
-        .def("get_pointer", &PointerHolderBase::get_pointer)
+        .def("get_pointer", &PointerHolderBase::get_pointer,
+             "The device address this object stands for, as an int; a subclass overrides it.")
         .def("__int__", &PointerHolderBase::get_pointer)
         .def("__index__", &PointerHolderBase::get_pointer)
         .def(
@@ -159,7 +168,9 @@ void bind_allocations(nb::module_& m) {
             [](const PointerHolderBase& h, size_t size, size_t offset) {
                 return device_memoryview(h.get_pointer(), SIZE_MAX, size, offset);
             },
-            nb::arg("size"), nb::arg("offset") = 0);
+            nb::arg("size"), nb::arg("offset") = 0,
+            "A memoryview of `size` bytes at get_pointer() + `offset` (host-readable only for "
+            "managed or host-mapped memory).");
 }
 
 void bind_ipc(nb::module_& m) {
@@ -187,7 +198,9 @@ void bind_ipc(nb::module_& m) {
             nb::arg("handle"), nb::arg("flags") = unsigned{CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS})
         .def("__int__", &IpcMemoryHandle::ptr)
         .def("__index__", &IpcMemoryHandle::ptr)
-        .def("close", &IpcMemoryHandle::close);
+        .def("close", &IpcMemoryHandle::close,
+             "Close the mapping now (cuIpcCloseMemHandle); the memory stays the other "
+             "process's.");
 }
 
 void bind_mem_functions(nb::module_& m) {

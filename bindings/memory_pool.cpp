@@ -31,12 +31,22 @@ struct PageLockedAllocator {
 
 template <typename Ref, typename Class>
 void def_pool_statistics(Class& cls) {
-    cls.def_prop_ro("held_blocks", [](const Ref& r) { return r.pool->held_blocks(); })
-        .def_prop_ro("active_blocks", [](const Ref& r) { return r.pool->active_blocks(); })
-        .def_prop_ro("managed_bytes", [](const Ref& r) { return r.pool->managed_bytes(); })
-        .def_prop_ro("active_bytes", [](const Ref& r) { return r.pool->active_bytes(); })
-        .def_static("bin_number", &PoolBins::bin_number, nb::arg("size"))
-        .def_static("alloc_size", &PoolBins::alloc_size, nb::arg("bin"))
+    cls.def_prop_ro(
+           "held_blocks", [](const Ref& r) { return r.pool->held_blocks(); },
+           "Freed blocks the pool keeps for reuse.")
+        .def_prop_ro(
+            "active_blocks", [](const Ref& r) { return r.pool->active_blocks(); },
+            "Blocks lent out and not yet returned.")
+        .def_prop_ro(
+            "managed_bytes", [](const Ref& r) { return r.pool->managed_bytes(); },
+            "Bytes the pool has allocated, lent and held together.")
+        .def_prop_ro(
+            "active_bytes", [](const Ref& r) { return r.pool->active_bytes(); },
+            "Bytes of the blocks lent out.")
+        .def_static("bin_number", &PoolBins::bin_number, nb::arg("size"),
+                    "The size class (bin) a request of `size` bytes falls in.")
+        .def_static("alloc_size", &PoolBins::alloc_size, nb::arg("bin"),
+                    "The bytes a block of size class `bin` has (at least any size in it).")
         .def(
             "free_held", [](Ref& r) { r.pool->free_held(); }, "Free all held (unused) blocks.")
         .def(
@@ -48,7 +58,7 @@ void bind_device_pool(nb::module_& m) {
     nb::class_<PooledDeviceAllocation>(m, "PooledDeviceAllocation", nb::dynamic_attr(),
                                        "A block lent by a DeviceMemoryPool; returns to it when "
                                        "freed or collected.")
-        .def("free", &PooledDeviceAllocation::free)
+        .def("free", &PooledDeviceAllocation::free, "Return the block to its pool now.")
         .def("__int__", [](const PooledDeviceAllocation& a) { return a.ptr(); })
         .def("__index__", [](const PooledDeviceAllocation& a) { return a.ptr(); })
         .def("__len__", &PooledDeviceAllocation::size);
@@ -100,14 +110,14 @@ void bind_host_pool(nb::module_& m) {
                                      nb::type_slots(host_buffer_slots<PooledHostAllocation>()),
                                      "A page-locked block lent by a PageLockedMemoryPool; the "
                                      ".base of the arrays it allocates.")
-        .def("free", &PooledHostAllocation::free)
+        .def("free", &PooledHostAllocation::free, "Return the block to its pool now.")
         .def("__len__", &PooledHostAllocation::size);
 
     nb::class_<PageLockedAllocator>(m, "PageLockedAllocator",
                                     "Page-locked blocks with host_alloc_flags `flags`, for "
                                     "PageLockedMemoryPool.")
         .def(nb::init<unsigned>(), nb::arg("flags") = 0)
-        .def_ro("flags", &PageLockedAllocator::flags);
+        .def_ro("flags", &PageLockedAllocator::flags, "The host_alloc_flags of its blocks.");
 
     nb::class_<HostPoolRef> cls(m, "PageLockedMemoryPool", nb::dynamic_attr(),
                                 "A caching allocator of page-locked host arrays.\n\n"

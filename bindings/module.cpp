@@ -88,9 +88,10 @@ void bind_module(nb::module_& m) {
             nb::arg("name"), "The kernel named `name` (a Function).")
         .def("get_global", &Module::global, nb::arg("name"),
              "(device address, size in bytes) of a __device__ or __constant__ variable.")
-        .def_prop_ro("handle", [](const Module& mod) {
-            return reinterpret_cast<std::uintptr_t>(mod.handle());
-        });
+        .def_prop_ro(
+            "handle",
+            [](const Module& mod) { return reinterpret_cast<std::uintptr_t>(mod.handle()); },
+            "The CUmodule, as an int.");
 
     m.def(
         "module_from_file",

@@ -3,6 +3,7 @@
 #include "bindings/pointer.hpp"
 
 #include "bindings/memory.hpp"
+#include "core/async_memory.hpp"
 #include "core/device_memory.hpp"
 #include "core/ipc_memory.hpp"
 #include "core/memory_pool.hpp"
@@ -21,6 +22,7 @@ struct PointerTypes {
     PyTypeObject* pooled;
     PyTypeObject* holder;
     PyTypeObject* ipc;
+    PyTypeObject* ordered;
 };
 
 PyTypeObject* type_of(nb::handle h) {
@@ -31,7 +33,7 @@ const PointerTypes& pointer_types() {
     static const PointerTypes types{
         Py_TYPE(nb::type<DeviceAllocation>().ptr()), type_of(nb::type<DeviceAllocation>()),
         type_of(nb::type<PooledDeviceAllocation>()), type_of(nb::type<PointerHolderBase>()),
-        type_of(nb::type<IpcMemoryHandle>())};
+        type_of(nb::type<IpcMemoryHandle>()),        type_of(nb::type<StreamOrderedAllocation>())};
     return types;
 }
 
@@ -58,6 +60,9 @@ bool try_device_span(nb::handle obj, DeviceSpan& out) {
     } else if (is_a(tp, t.pooled)) {
         const PooledDeviceAllocation& a = instance<PooledDeviceAllocation>(obj);
         out = {a.ptr("PooledDeviceAllocation"), a.size()};
+    } else if (is_a(tp, t.ordered)) {
+        const StreamOrderedAllocation& a = instance<StreamOrderedAllocation>(obj);
+        out = {a.ptr(), a.size()};
     } else if (is_a(tp, t.holder)) {
         out = {instance<PointerHolderBase>(obj).get_pointer(), SIZE_MAX};
     } else if (is_a(tp, t.ipc)) {

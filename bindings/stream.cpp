@@ -1,6 +1,8 @@
 // bindings/stream.cpp: pycuda._driver.Stream.
 #include "bindings/stream.hpp"
 
+#include "bindings/graph.hpp"
+
 #include "core/event.hpp"
 #include "core/stream.hpp"
 
@@ -17,6 +19,12 @@ CUstream stream_handle(nb::handle obj) {
         nb::tuple proto = nb::cast<nb::tuple>(obj.attr("__cuda_stream__")());
         return reinterpret_cast<CUstream>(nb::cast<std::uintptr_t>(proto[1]));
     }
+    // Another of our objects (an Event, a Context) has an integer .handle too, and a driver
+    // given an event as a stream corrupts memory: only foreign objects are read by attribute.
+    if (nb::inst_check(obj))
+        throw nb::type_error(("stream must be None or a pycuda.driver.Stream, got " +
+                              nb::cast<std::string>(nb::type_name(obj.type())))
+                                 .c_str());
     for (const char* name : {"ptr", "cuda_stream", "handle"})
         if (nb::hasattr(obj, name))
             return reinterpret_cast<CUstream>(nb::cast<std::uintptr_t>(obj.attr(name)));
@@ -38,16 +46,50 @@ void bind_stream(nb::module_& m) {
                 s.synchronize();
             },
             "Wait until all work queued on the stream is done.")
-        .def("is_done", &Stream::is_done)
+        .def("is_done", &Stream::is_done, "Whether all work queued on the stream is done.")
         .def("wait_for_event", &Stream::wait_for_event, nb::arg("event"),
              "Make later work on this stream wait for `event`.")
-        .def_prop_ro("flags", &Stream::flags)
-        .def_prop_ro("priority", &Stream::priority)
-        .def_prop_ro("handle",
-                     [](const Stream& s) { return reinterpret_cast<std::uintptr_t>(s.handle()); })
-        .def("__cuda_stream__", [](const Stream& s) {
-            return nb::make_tuple(0, reinterpret_cast<std::uintptr_t>(s.handle()));
-        });
+        .def_prop_ro("flags", &Stream::flags, "The stream_flags it was created with.")
+        .def_prop_ro("priority", &Stream::priority,
+                     "Its priority (lower numbers run first; 0 is the default).")
+        .def_prop_ro(
+            "handle", [](const Stream& s) { return reinterpret_cast<std::uintptr_t>(s.handle()); },
+            "The CUstream, as an int.")
+        .def("__cuda_stream__",
+             [](const Stream& s) {
+                 return nb::make_tuple(0, reinterpret_cast<std::uintptr_t>(s.handle()));
+             })
+        .def(
+            "begin_capture",
+            [](const Stream& s, nb::handle mode) {
+                begin_capture(s.handle(), capture_mode_arg(mode));
+            },
+            nb::arg("mode").none() = "relaxed",
+            "Start recording the work queued on this stream into a graph instead of running it "
+            "(cuStreamBeginCapture); `mode` is a capture_mode or 'global', 'thread_local', "
+            "'relaxed'. Work queued with no stream still goes to the default stream: use "
+            "capture() to capture GPUArray operators.")
+        .def(
+            "end_capture",
+            [](const Stream& s) {
+                return PyGraph{end_capture(s.handle()), nb::list()};
+            },
+            "Stop recording; returns the Graph of what was queued since begin_capture().")
+        .def(
+            "is_capturing",
+            [](const Stream& s) {
+                return capture_status(s.handle()) == CU_STREAM_CAPTURE_STATUS_ACTIVE;
+            },
+            "True while the stream is capturing (and the capture is still valid).")
+        .def(
+            "capture_status", [](const Stream& s) { return int(capture_status(s.handle())); },
+            "The stream's capture_status: NONE, ACTIVE, or INVALIDATED (a forbidden call "
+            "spoiled the capture; end_capture() will raise).")
+        .def("capture", &make_stream_capture, nb::arg("mode").none() = "relaxed",
+             nb::sig("def capture(self, mode: int | str = 'relaxed') -> StreamCapture"),
+             "A StreamCapture: `with stream.capture() as cap:` records the block's work on "
+             "this stream, including work queued with no stream (GPUArray operators), into "
+             "cap.graph.");
 }
 
 } // namespace pycuda::bindings

@@ -97,21 +97,23 @@ void bind_texture_reference(nb::module_& m) {
                 nb::gil_scoped_release release;
                 t.set_format(static_cast<CUarray_format>(fmt), n);
             },
-            nb::arg("format"), nb::arg("num_components"))
+            nb::arg("format"), nb::arg("num_components"),
+            "The texel type: an array_format and 1, 2 or 4 components.")
         .def(
             "set_address_mode",
             [](TextureReference& t, int dim, int mode) {
                 nb::gil_scoped_release release;
                 t.set_address_mode(dim, static_cast<CUaddress_mode>(mode));
             },
-            nb::arg("dim"), nb::arg("mode"))
+            nb::arg("dim"), nb::arg("mode"),
+            "How coordinates outside the texture are read in dimension `dim` (an address_mode).")
         .def(
             "set_filter_mode",
             [](TextureReference& t, int mode) {
                 nb::gil_scoped_release release;
                 t.set_filter_mode(static_cast<CUfilter_mode>(mode));
             },
-            nb::arg("mode"))
+            nb::arg("mode"), "POINT (nearest texel) or LINEAR interpolation (a filter_mode).")
         .def(
             "set_flags",
             [](TextureReference& t, unsigned flags) {
@@ -126,26 +128,35 @@ void bind_texture_reference(nb::module_& m) {
                 t.set_border_color(color);
             },
             nb::arg("color"), "RGBA read outside the texture in address_mode.BORDER.")
-        .def("get_address", &TextureReference::address)
-        .def("get_array", [](const TextureReference& t) { return t.array(); })
+        .def("get_address", &TextureReference::address,
+             "The device address bound to the texture (0 when an Array is bound).")
+        .def(
+            "get_array", [](const TextureReference& t) { return t.array(); },
+            "The Array bound to the texture, or None.")
         .def(
             "get_address_mode",
             [](const TextureReference& t, int dim) {
                 return static_cast<int>(t.address_mode(dim));
             },
-            nb::arg("dim"))
-        .def("get_filter_mode",
-             [](const TextureReference& t) { return static_cast<int>(t.filter_mode()); })
-        .def("get_format",
-             [](const TextureReference& t) {
-                 auto [f, n] = t.format();
-                 return std::make_pair(static_cast<int>(f), n);
-             })
-        .def("get_flags", &TextureReference::flags)
-        .def("get_border_color", &TextureReference::border_color)
-        .def_prop_ro("name", &TextureReference::name)
-        .def_prop_ro("is_bound",
-                     [](const TextureReference& t) { return t.state() == BindState::Ready; })
+            nb::arg("dim"), "The address_mode of dimension `dim`.")
+        .def(
+            "get_filter_mode",
+            [](const TextureReference& t) { return static_cast<int>(t.filter_mode()); },
+            "The filter_mode.")
+        .def(
+            "get_format",
+            [](const TextureReference& t) {
+                auto [f, n] = t.format();
+                return std::make_pair(static_cast<int>(f), n);
+            },
+            "(array_format, number of components).")
+        .def("get_flags", &TextureReference::flags, "The TRSF_* flags set.")
+        .def("get_border_color", &TextureReference::border_color,
+             "The RGBA color read outside the texture in address_mode.BORDER.")
+        .def_prop_ro("name", &TextureReference::name, "The texture's name in the source.")
+        .def_prop_ro(
+            "is_bound", [](const TextureReference& t) { return t.state() == BindState::Ready; },
+            "Whether memory or an Array is bound and a texture object made for it.")
         .def_prop_ro("object_handle", &TextureReference::object_handle,
                      "The current texture object's handle (0 when none).");
 }
@@ -162,11 +173,15 @@ void bind_surface_reference(nb::module_& m) {
             },
             nb::arg("array"), nb::arg("flags") = 0,
             "Bind an Array made with array3d_flags.SURFACE_LDST.")
-        .def("get_array", [](const SurfaceReference& s) { return s.array(); })
-        .def_prop_ro("name", &SurfaceReference::name)
-        .def_prop_ro("is_bound",
-                     [](const SurfaceReference& s) { return s.state() == BindState::Ready; })
-        .def_prop_ro("object_handle", &SurfaceReference::object_handle);
+        .def(
+            "get_array", [](const SurfaceReference& s) { return s.array(); },
+            "The Array bound to the surface, or None.")
+        .def_prop_ro("name", &SurfaceReference::name, "The surface's name in the source.")
+        .def_prop_ro(
+            "is_bound", [](const SurfaceReference& s) { return s.state() == BindState::Ready; },
+            "Whether an Array is bound and a surface object made for it.")
+        .def_prop_ro("object_handle", &SurfaceReference::object_handle,
+                     "The current surface object's handle (0 when none).");
 }
 
 TextureSampling sampling_from(nb::handle address_mode, int filter_mode, unsigned flags,
@@ -211,7 +226,8 @@ void bind_texture_object(nb::module_& m) {
             },
             nb::arg("array"), nb::arg("address_mode").none() = nb::none(),
             nb::arg("filter_mode") = 0, nb::arg("flags") = 0,
-            nb::arg("border_color").none() = nb::none())
+            nb::arg("border_color").none() = nb::none(),
+            "A texture over an Array (read with tex1D/tex2D/tex3D).")
         .def_static(
             "from_linear",
             [](nb::handle devptr, size_t bytes, int format, unsigned channels, unsigned flags) {
@@ -254,7 +270,8 @@ void bind_texture_object(nb::module_& m) {
             nb::arg("address_mode").none() = nb::none(), nb::arg("filter_mode") = 0,
             nb::arg("flags") = 0, nb::arg("border_color").none() = nb::none(),
             "A texture over pitched 2D memory (width, height in texels; pitch in bytes).")
-        .def_prop_ro("handle", &TextureObject::handle)
+        .def_prop_ro("handle", &TextureObject::handle,
+                     "The CUtexObject, passed to kernels as numpy.uint64(tex.handle).")
         .def("__int__", &TextureObject::handle)
         .def("__index__", &TextureObject::handle);
 
@@ -262,7 +279,8 @@ void bind_texture_object(nb::module_& m) {
                               "A surface object over an Array made with SURFACE_LDST, passed "
                               "to kernels as numpy.uint64(surf.handle).")
         .def(nb::init<ArrayPtr>(), nb::arg("array"))
-        .def_prop_ro("handle", &SurfaceObject::handle)
+        .def_prop_ro("handle", &SurfaceObject::handle,
+                     "The CUsurfObject, passed to kernels as numpy.uint64(surf.handle).")
         .def("__int__", &SurfaceObject::handle)
         .def("__index__", &SurfaceObject::handle);
 }

@@ -72,6 +72,16 @@ namespace pycuda {
     X(cuMemHostRegister, 6050, true)                                                               \
     X(cuMemHostUnregister, 4000, true)                                                             \
     X(cuStreamAttachMemAsync, 6000, true)                                                          \
+    X(cuMemAllocAsync, 11020, false)                                                               \
+    X(cuMemFreeAsync, 11020, false)                                                                \
+    X(cuMemAllocFromPoolAsync, 11020, false)                                                       \
+    X(cuMemPoolCreate, 11020, false)                                                               \
+    X(cuMemPoolDestroy, 11020, false)                                                              \
+    X(cuMemPoolSetAttribute, 11020, false)                                                         \
+    X(cuMemPoolGetAttribute, 11020, false)                                                         \
+    X(cuMemPoolTrimTo, 11020, false)                                                               \
+    X(cuDeviceGetDefaultMemPool, 11020, false)                                                     \
+    X(cuDeviceGetMemPool, 11020, false)                                                            \
     X(cuMemsetD8, 3020, true)                                                                      \
     X(cuMemsetD16, 3020, true)                                                                     \
     X(cuMemsetD32, 3020, true)                                                                     \
@@ -129,6 +139,27 @@ namespace pycuda {
     X(cuStreamWaitEvent, 3020, true)                                                               \
     X(cuStreamGetFlags, 5050, true)                                                                \
     X(cuStreamGetPriority, 5050, true)                                                             \
+    X(cuStreamBeginCapture, 10010, false)                                                          \
+    X(cuStreamEndCapture, 10000, false)                                                            \
+    X(cuStreamIsCapturing, 10000, false)                                                           \
+    X(cuGraphCreate, 10000, false)                                                                 \
+    X(cuGraphDestroy, 10000, false)                                                                \
+    X(cuGraphClone, 10000, false)                                                                  \
+    X(cuGraphGetNodes, 10000, false)                                                               \
+    X(cuGraphNodeGetType, 10000, false)                                                            \
+    X(cuGraphAddKernelNode, 12000, false)                                                          \
+    X(cuGraphAddMemcpyNode, 10000, false)                                                          \
+    X(cuGraphAddMemsetNode, 10000, false)                                                          \
+    X(cuGraphAddEventRecordNode, 11010, false)                                                     \
+    X(cuGraphAddEventWaitNode, 11010, false)                                                       \
+    X(cuGraphAddEmptyNode, 10000, false)                                                           \
+    X(cuGraphDebugDotPrint, 11030, false)                                                          \
+    X(cuGraphInstantiateWithFlags, 11040, false)                                                   \
+    X(cuGraphExecDestroy, 10000, false)                                                            \
+    X(cuGraphLaunch, 10000, false)                                                                 \
+    X(cuGraphUpload, 11010, false)                                                                 \
+    X(cuGraphExecUpdate, 12000, false)                                                             \
+    X(cuGraphExecKernelNodeSetParams, 12000, false)                                                \
     X(cuEventCreate, 2000, true)                                                                   \
     X(cuEventDestroy, 4000, true)                                                                  \
     X(cuEventRecord, 2000, true)                                                                   \
@@ -148,8 +179,11 @@ namespace pycuda {
     X(cuFuncGetParamInfo, 12040, false)                                                            \
     X(cuFuncGetName, 12030, false)                                                                 \
     X(cuLaunchKernel, 4000, true)                                                                  \
+    X(cuLaunchKernelEx, 11060, false)                                                              \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050, true)                                     \
     X(cuOccupancyMaxPotentialBlockSize, 6050, true)                                                \
+    X(cuOccupancyMaxPotentialClusterSize, 11070, false)                                            \
+    X(cuOccupancyMaxActiveClusters, 11070, false)                                                  \
     X(cuLinkCreate, 6050, true)                                                                    \
     X(cuLinkAddData, 6050, true)                                                                   \
     X(cuLinkAddFile, 6050, true)                                                                   \

@@ -117,6 +117,15 @@ static std::string compose(CUresult code, std::string_view routine, std::string_
         msg += " - ";
         msg += detail;
     }
+    // Calls a running stream capture forbids fail far from the capture: say what it is.
+    if (code == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
+        msg += " (a stream capture is running, and this call is not stream-ordered (allocating, "
+               "freeing, synchronous copies, synchronizing): do it before the capture, or "
+               "capture in 'relaxed' mode)";
+    else if (code == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)
+        msg += " (a stream capture is running, and this work on the legacy default stream would "
+               "wait for the capturing stream: queue it on the capturing stream; inside `with "
+               "stream.capture()` work given no stream goes there)";
     if (is_sticky_fault(code))
         msg += " (a kernel fault: this CUDA context cannot be used any more, and every later call "
                "in it fails the same way; start a new process to use the GPU again)";

@@ -2,6 +2,7 @@
 #include "core/event.hpp"
 
 #include "core/error.hpp"
+#include "core/stream.hpp"
 
 namespace pycuda {
 
@@ -21,7 +22,7 @@ Event::~Event() {
 }
 
 void Event::record(CUstream stream) {
-    PYCUDA_CALL(cuEventRecord, handle_, stream);
+    PYCUDA_CALL(cuEventRecord, handle_, stream_or_current(stream));
 }
 
 void Event::synchronize() const {

@@ -19,7 +19,7 @@ public:
     Event& operator=(const Event&) = delete;
 
     CUevent handle() const noexcept { return handle_; }
-    /// Records the event on `stream` (null = the default stream).
+    /// Records the event on `stream` (null: this thread's current stream, core/stream.hpp).
     void record(CUstream stream = nullptr);
     void synchronize() const;
     /// True once the recorded work has completed (cuEventQuery).

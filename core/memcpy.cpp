@@ -3,6 +3,7 @@
 
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
+#include "core/stream.hpp"
 
 #include <stdexcept>
 
@@ -15,6 +16,11 @@ namespace {
 } // namespace
 
 void memset_1d(CUdeviceptr dest, unsigned value, size_t count, unsigned element_size) {
+    // Inside a capture scope the synchronous form would go to the legacy stream, which cannot
+    // be captured: it is queued on the capturing stream instead (a device-side memset has no
+    // result the host waits for).
+    if (CUstream current = current_stream())
+        return memset_1d_async(dest, value, count, element_size, current);
     switch (element_size) {
     case 1:
         return PYCUDA_CALL(cuMemsetD8, dest, static_cast<unsigned char>(value), count);
@@ -29,6 +35,7 @@ void memset_1d(CUdeviceptr dest, unsigned value, size_t count, unsigned element_
 
 void memset_1d_async(CUdeviceptr dest, unsigned value, size_t count, unsigned element_size,
                      CUstream stream) {
+    stream = stream_or_current(stream);
     switch (element_size) {
     case 1:
         return PYCUDA_CALL(cuMemsetD8Async, dest, static_cast<unsigned char>(value), count, stream);
@@ -44,6 +51,8 @@ void memset_1d_async(CUdeviceptr dest, unsigned value, size_t count, unsigned el
 
 void memset_2d(CUdeviceptr dest, size_t pitch, unsigned value, size_t width, size_t height,
                unsigned element_size) {
+    if (CUstream current = current_stream()) // as memset_1d
+        return memset_2d_async(dest, pitch, value, width, height, element_size, current);
     switch (element_size) {
     case 1:
         return PYCUDA_CALL(cuMemsetD2D8, dest, pitch, static_cast<unsigned char>(value), width,
@@ -60,6 +69,7 @@ void memset_2d(CUdeviceptr dest, size_t pitch, unsigned value, size_t width, siz
 
 void memset_2d_async(CUdeviceptr dest, size_t pitch, unsigned value, size_t width, size_t height,
                      unsigned element_size, CUstream stream) {
+    stream = stream_or_current(stream);
     switch (element_size) {
     case 1:
         return PYCUDA_CALL(cuMemsetD2D8Async, dest, pitch, static_cast<unsigned char>(value), width,
@@ -79,7 +89,7 @@ void memcpy_htod(CUdeviceptr dest, const void* src, size_t bytes) {
 }
 
 void memcpy_htod_async(CUdeviceptr dest, const void* src, size_t bytes, CUstream stream) {
-    PYCUDA_CALL(cuMemcpyHtoDAsync, dest, src, bytes, stream);
+    PYCUDA_CALL(cuMemcpyHtoDAsync, dest, src, bytes, stream_or_current(stream));
 }
 
 void memcpy_dtoh(void* dest, CUdeviceptr src, size_t bytes) {
@@ -87,15 +97,17 @@ void memcpy_dtoh(void* dest, CUdeviceptr src, size_t bytes) {
 }
 
 void memcpy_dtoh_async(void* dest, CUdeviceptr src, size_t bytes, CUstream stream) {
-    PYCUDA_CALL(cuMemcpyDtoHAsync, dest, src, bytes, stream);
+    PYCUDA_CALL(cuMemcpyDtoHAsync, dest, src, bytes, stream_or_current(stream));
 }
 
 void memcpy_dtod(CUdeviceptr dest, CUdeviceptr src, size_t bytes) {
+    if (CUstream current = current_stream()) // as memset_1d
+        return memcpy_dtod_async(dest, src, bytes, current);
     PYCUDA_CALL(cuMemcpyDtoD, dest, src, bytes);
 }
 
 void memcpy_dtod_async(CUdeviceptr dest, CUdeviceptr src, size_t bytes, CUstream stream) {
-    PYCUDA_CALL(cuMemcpyDtoDAsync, dest, src, bytes, stream);
+    PYCUDA_CALL(cuMemcpyDtoDAsync, dest, src, bytes, stream_or_current(stream));
 }
 
 namespace {
@@ -124,7 +136,7 @@ void memcpy_peer(CUdeviceptr dest, CUdeviceptr src, size_t bytes, CUcontext dest
 void memcpy_peer_async(CUdeviceptr dest, CUdeviceptr src, size_t bytes, CUcontext dest_context,
                        CUcontext src_context, CUstream stream) {
     PYCUDA_CALL(cuMemcpyPeerAsync, dest, context_of(dest, dest_context), src,
-                context_of(src, src_context), bytes, stream);
+                context_of(src, src_context), bytes, stream_or_current(stream));
 }
 
 } // namespace pycuda

@@ -1,7 +1,9 @@
 // core/memcpy.hpp: the linear memset and memcpy family (host, device, peer), sync and async.
 //
 // Sizes are in elements for memset (of 1, 2 or 4 bytes) and in bytes for memcpy. A null
-// `stream` is the default stream. Synchronous calls block; callers release the GIL around them.
+// `stream` is this thread's current stream (core/stream.hpp): the legacy default stream, except
+// in a capture scope, where the synchronous device-side calls (memset, dtod) are queued on the
+// capturing stream too. Synchronous calls block; callers release the GIL around them.
 // Async copies from pageable host memory are legal: CUDA then stages them and returns only once
 // the host buffer has been read (htod) or written (dtoh), so the buffer must live until the call
 // returns; for page-locked memory it must live until the stream reaches the copy.

@@ -72,6 +72,9 @@ namespace {
 struct PoolRegistry {
     std::mutex mutex;
     std::vector<std::weak_ptr<DeviceMemoryPool>> pools;
+    // The batch of the stream captures running now, and how many of them joined it.
+    std::shared_ptr<DevicePoolBatch> open_batch;
+    unsigned joined = 0;
 };
 
 PoolRegistry& pool_registry() {
@@ -87,7 +90,43 @@ std::shared_ptr<DeviceMemoryPool> make_device_pool() {
     std::lock_guard lock(r.mutex);
     std::erase_if(r.pools, [](const auto& p) { return p.expired(); });
     r.pools.push_back(pool);
+    if (r.open_batch) // made during a capture (a context's first pool): its blocks count too
+        r.open_batch->members.emplace_back(pool, pool->open_batch());
     return pool;
+}
+
+DevicePoolBatch::~DevicePoolBatch() {
+    for (auto& [pool, id] : members)
+        pool->release_batch(id);
+}
+
+std::shared_ptr<DevicePoolBatch> join_device_pool_batch() {
+    PoolRegistry& r = pool_registry();
+    std::lock_guard lock(r.mutex);
+    if (!r.open_batch) {
+        auto batch = std::make_shared<DevicePoolBatch>();
+        for (const auto& p : r.pools)
+            if (auto pool = p.lock())
+                batch->members.emplace_back(pool, pool->open_batch());
+        r.open_batch = std::move(batch);
+    }
+    ++r.joined;
+    return r.open_batch;
+}
+
+void leave_device_pool_batch() noexcept {
+    std::shared_ptr<DevicePoolBatch> closing;
+    PoolRegistry& r = pool_registry();
+    {
+        std::lock_guard lock(r.mutex);
+        if (r.joined == 0 || --r.joined != 0)
+            return;
+        closing = std::move(r.open_batch);
+    }
+    if (closing)
+        for (auto& [pool, id] : closing->members)
+            pool->close_batch();
+    // `closing` may be the last reference (no capture kept it): released here, unlocked.
 }
 
 size_t free_held_device_pools() noexcept {

@@ -6,6 +6,20 @@
 
 namespace pycuda {
 
+namespace {
+thread_local CUstream t_current_stream = nullptr;
+} // namespace
+
+CUstream current_stream() noexcept {
+    return t_current_stream;
+}
+
+CUstream exchange_current_stream(CUstream stream) noexcept {
+    CUstream previous = t_current_stream;
+    t_current_stream = stream;
+    return previous;
+}
+
 Stream::Stream(unsigned flags, int priority) : context_(Context::require_current("Stream")) {
     PYCUDA_CALL(cuStreamCreateWithPriority, &handle_, flags, priority);
 }

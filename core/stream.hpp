@@ -31,4 +31,18 @@ private:
     CUstream handle_ = nullptr;
 };
 
+/// The stream that work queued with no stream (a null CUstream) goes to in this thread: null,
+/// the legacy default stream, except inside a capture scope (core/stream_capture.hpp), where it
+/// is the capturing stream, since the legacy stream cannot be captured.
+CUstream current_stream() noexcept;
+
+/// Makes `stream` this thread's current stream (null: the legacy default stream again); returns
+/// the one it replaces.
+CUstream exchange_current_stream(CUstream stream) noexcept;
+
+/// `stream`, or this thread's current stream where `stream` is null.
+inline CUstream stream_or_current(CUstream stream) noexcept {
+    return stream ? stream : current_stream();
+}
+
 } // namespace pycuda

@@ -1,9 +1,9 @@
 """scripts/declared_deps.py: print the requirements pyproject.toml declares, one per line.
 
-Usage: python scripts/declared_deps.py [--extras-only] [EXTRA ...]
+Usage: python scripts/declared_deps.py [--extras-only | --no-build] [EXTRA ...]
 Prints the build-system requirements, the run-time dependencies and those of each named extra
-(with --extras-only, the extras' alone), so that a fresh environment holds exactly what the
-project declares and nothing installed by hand.
+(with --extras-only, the extras' alone; with --no-build, all but the build requirements), so
+that a fresh environment holds exactly what the project declares and nothing installed by hand.
 """
 
 from __future__ import annotations
@@ -17,13 +17,16 @@ except ImportError:  # Python 3.10: pip carries a copy of the same parser
     from pip._vendor import tomli as tomllib
 
 
-def declared(extras: list[str], extras_only: bool = False) -> list[str]:
-    """The requirement strings of the build, the package and the named optional extras."""
+def declared(extras: list[str], extras_only: bool = False, build: bool = True) -> list[str]:
+    """The requirement strings of the build (unless not `build`), the package and the named
+    optional extras."""
     text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
     project = tomllib.loads(text)
     reqs = []
     if not extras_only:
-        reqs += project["build-system"]["requires"] + project["project"]["dependencies"]
+        if build:
+            reqs += project["build-system"]["requires"]
+        reqs += project["project"]["dependencies"]
     optional = project["project"].get("optional-dependencies", {})
     for extra in extras:
         if extra not in optional:
@@ -34,5 +37,6 @@ def declared(extras: list[str], extras_only: bool = False) -> list[str]:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    only = "--extras-only" in args
-    print("\n".join(declared([a for a in args if a != "--extras-only"], only)))
+    flags = {"--extras-only", "--no-build"}
+    extras = [a for a in args if a not in flags]
+    print("\n".join(declared(extras, "--extras-only" in args, "--no-build" not in args)))

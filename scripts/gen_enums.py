@@ -42,6 +42,14 @@ ENUMS = [
     ),
     ("array_cubemap_face", "CUarray_cubemap_face", "CU_CUBEMAP_FACE_", "Cubemap faces."),
     ("ipc_mem_flags", "CUipcMem_flags", "CU_IPC_MEM_", "IPC memory flags."),
+    ("capture_mode", "CUstreamCaptureMode", "CU_STREAM_CAPTURE_MODE_", "Stream capture modes."),
+    (
+        "capture_status",
+        "CUstreamCaptureStatus",
+        "CU_STREAM_CAPTURE_STATUS_",
+        "Stream capture states.",
+    ),
+    ("graph_node_type", "CUgraphNodeType", "CU_GRAPH_NODE_TYPE_", "Kinds of graph nodes."),
 ]
 
 # Members that newer headers dropped but PyCUDA programs still name (value from CUDA 12).
@@ -63,8 +71,12 @@ ALIASES = {
 
 # Plain classes of #define'd flags, as the original has them.
 DEFINES = [
-    ("host_alloc_flags", "CU_MEMHOSTALLOC_"),
-    ("mem_host_register_flags", "CU_MEMHOSTREGISTER_"),
+    (
+        "host_alloc_flags",
+        "CU_MEMHOSTALLOC_",
+        "Flags of pagelocked_empty and the other page-locked allocations (mem_flags=).",
+    ),
+    ("mem_host_register_flags", "CU_MEMHOSTREGISTER_", "Flags of register_host_memory."),
 ]
 
 
@@ -144,8 +156,8 @@ def main() -> None:
         lines += ["", f"class {py_name}(_DriverEnum):", f'    """{doc}"""', ""]
         values = enum_members(py_name, prefix, enums[c_name])
         lines += [f"    {member} = {value}" for member, value in values.items()]
-    for py_name, prefix in DEFINES:
-        lines += ["", f"class {py_name}:", "    pass", ""]
+    for py_name, prefix, doc in DEFINES:
+        lines += ["", f"class {py_name}:", f'    """{doc}"""', ""]
         for key, value in re.findall(rf"#define ({prefix}\w+)\s+(0x[0-9a-fA-F]+|\d+)", text):
             lines.append(f"{py_name}.{key[len(prefix) :]} = {int(value, 0)}")
     lines += [

@@ -1,7 +1,8 @@
 """A fake libcuda.so.1 for CPU tests: tests/fake_driver/hostemu.c, built here with gcc.
 
 Device memory is host memory; contexts, copies, streams, events, modules (with their globals)
-and CUDA arrays behave; kernel launches do nothing, so results of kernels are not computed.
+and CUDA arrays behave, and stream captures and graphs replay their memsets and copies; kernel
+launches do nothing, so results of kernels are not computed.
 Point PYCUDA_LIBCUDA at the built file (it comes first in the driver search, even on a machine
 with a real driver).
 """

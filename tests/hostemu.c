@@ -6,7 +6,11 @@
  * comes), so code that reuses a staging buffer before its DMA is done copies wrong data here.
  * cuPointerGetAttribute(MEMORY_TYPE) knows page-locked, registered and device memory and
  * answers CUDA_ERROR_INVALID_VALUE for pageable memory, as the driver does.
- * hostemu_stats() reports what happened, for the tests to check. */
+ * hostemu_stats() reports what happened, for the tests to check; hostemu_launches() the kernel
+ * launches (cuLaunchKernel and cuLaunchKernelEx, with the latter's attributes).
+ * Stream-ordered allocation (cuMemAllocAsync, memory pools) is emulated with the driver's
+ * statistics. $HOSTEMU_WITHOUT names entry points to withhold (comma-separated), as an older
+ * driver lacks them; with $HOSTEMU_NO_MEMORY_POOLS set the device says it has no memory pools. */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -175,8 +179,26 @@ static int dev_name(char* n, int len, int d) {
     strncpy(n, "HostEmu GPU", len);
     return OK;
 }
+/* Compute capability 9.0, or $HOSTEMU_CC (e.g. "80"); below 9.0 there are no clusters
+ * (attribute 120, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH). */
+static int compute_capability(void) {
+    const char* cc = getenv("HOSTEMU_CC");
+    return cc ? atoi(cc) : 90;
+}
 static int dev_attr(int* v, int a, int d) {
-    *v = (a == 75) ? 9 : (a == 76 ? 0 : (a == 1 ? 1024 : (a == 16 ? 4 : (a == 10 ? 32 : 65536))));
+    if (a == 115 && getenv("HOSTEMU_NO_MEMORY_POOLS")) { /* MEMORY_POOLS_SUPPORTED */
+        *v = 0;
+        return OK;
+    }
+    if (a == 75 || a == 76) {
+        *v = a == 75 ? compute_capability() / 10 : compute_capability() % 10;
+        return OK;
+    }
+    if (a == 120) {
+        *v = compute_capability() >= 90;
+        return OK;
+    }
+    *v = (a == 1 ? 1024 : (a == 16 ? 4 : (a == 10 ? 32 : 65536)));
     return OK;
 }
 static int dev_mem(size_t* b, int d) {
@@ -241,10 +263,12 @@ static int prim_state(int d, unsigned* f, int* a) {
     *a = 1;
     return OK;
 }
+static void release_pools(void);
 static int ctx_sync(void) {
     if (!depth)
         return INVALID_CONTEXT;
     flush();
+    release_pools();
     return OK;
 }
 
@@ -383,6 +407,7 @@ static int handle_destroy(void* h) {
 }
 static int stream_sync(void* s) {
     flush();
+    release_pools();
     return OK;
 }
 /* An event holds the sequence number of the last queued copy when it was recorded. */
@@ -397,6 +422,7 @@ static int event_sync(void* e) {
     unsigned long long seq = *(unsigned long long*)e;
     pthread_mutex_unlock(&lock);
     run_until(seq);
+    release_pools();
     return OK;
 }
 static int elapsed(float* ms, void* a, void* b) {
@@ -443,10 +469,285 @@ static int param_info(void* f, size_t i, size_t* off, size_t* sz) {
     return 801;
 }
 
+/* {{{ launches: counted, and cuLaunchKernelEx's configuration kept */
+
+/* CUlaunchConfig and CUlaunchAttribute of cuda.h (CUDA 12/13), as far as read here. */
+struct launch_attribute {
+    int id; /* 2: cooperative, 4: cluster dimension */
+    char pad[4];
+    union {
+        char bytes[64];
+        int cooperative;
+        struct {
+            unsigned x, y, z;
+        } cluster;
+    } value;
+};
+struct launch_config {
+    unsigned grid[3], block[3], shared;
+    void* stream;
+    struct launch_attribute* attrs;
+    unsigned n_attrs;
+};
+
+enum { BLOCKS_PER_SM = 16, SMS = 4, COOPERATIVE_LAUNCH_TOO_LARGE = 720, NOT_SUPPORTED = 801 };
+/* plain launches, Ex launches, then the last Ex launch's grid[3], block[3], cluster[3],
+ * cooperative, attribute count */
+static long long launches[13];
+
+static int launch_plain(void) {
+    pthread_mutex_lock(&lock);
+    ++launches[0];
+    pthread_mutex_unlock(&lock);
+    return OK;
+}
+static int launch_ex(const struct launch_config* c, void* f, void** params, void** extra) {
+    long long rec[13] = {0};
+    for (int i = 0; i < 3; ++i) {
+        rec[2 + i] = c->grid[i];
+        rec[5 + i] = c->block[i];
+    }
+    for (unsigned i = 0; i < c->n_attrs; ++i) {
+        const struct launch_attribute* a = &c->attrs[i];
+        if (a->id == 4) {
+            rec[8] = a->value.cluster.x;
+            rec[9] = a->value.cluster.y;
+            rec[10] = a->value.cluster.z;
+        } else if (a->id == 2) {
+            rec[11] = a->value.cooperative;
+        }
+    }
+    rec[12] = c->n_attrs;
+    if ((rec[8] || rec[9] || rec[10]) && compute_capability() < 90)
+        return NOT_SUPPORTED;
+    /* A cooperative grid must fit at once: BLOCKS_PER_SM (the occupancy below) x SMS. */
+    if (rec[11] && rec[2] * rec[3] * rec[4] > BLOCKS_PER_SM * SMS)
+        return COOPERATIVE_LAUNCH_TOO_LARGE;
+    pthread_mutex_lock(&lock);
+    rec[0] = launches[0];
+    rec[1] = launches[1] + 1;
+    memcpy(launches, rec, sizeof rec);
+    pthread_mutex_unlock(&lock);
+    return OK;
+}
+static int occupancy_blocks(int* n, void* f, int block_size, size_t smem) {
+    *n = BLOCKS_PER_SM;
+    return OK;
+}
+static int occupancy_block_size(int* min_grid, int* block, void* f, void* to_smem, size_t smem,
+                                int limit) {
+    *block = (limit > 0 && limit < 256) ? limit : 256;
+    *min_grid = BLOCKS_PER_SM * SMS;
+    return OK;
+}
+static int cluster_size(int* n, void* f, const struct launch_config* c) {
+    *n = 8;
+    return OK;
+}
+/* Resident clusters: the SMs' blocks shared out, for the cluster shape the configuration gives. */
+static int active_clusters(int* n, void* f, const struct launch_config* c) {
+    for (unsigned i = 0; i < c->n_attrs; ++i)
+        if (c->attrs[i].id == 4) {
+            const unsigned x = c->attrs[i].value.cluster.x, y = c->attrs[i].value.cluster.y,
+                           z = c->attrs[i].value.cluster.z;
+            *n = (int)(BLOCKS_PER_SM * SMS / (x * y * z));
+            return OK;
+        }
+    return INVALID_VALUE;
+}
+
+/* The driver's names for the errors the fake makes up here; pycuda's own table names the rest. */
+static int error_name(int code, const char** name) {
+    if (code != COOPERATIVE_LAUNCH_TOO_LARGE)
+        return INVALID_VALUE;
+    *name = "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE";
+    return OK;
+}
+
+void hostemu_launches(long long* out) {
+    pthread_mutex_lock(&lock);
+    memcpy(out, launches, sizeof launches);
+    pthread_mutex_unlock(&lock);
+}
+
+/* }}} */
+
+/* {{{ stream-ordered memory pools (cuMemAllocAsync and kin)
+ *
+ * A pool counts bytes as the driver reports them: used (lent out) and reserved (used, plus
+ * freed memory kept for reuse). A synchronization (context, stream, event) gives back what is
+ * reserved beyond the release threshold, as cuMemPoolTrimTo does beyond its argument. A free
+ * first runs the deferred copies (which were queued before it), then is complete when it
+ * returns. */
+
+struct pool {
+    unsigned long long threshold, reserved, reserved_high, used, used_high;
+};
+struct block {
+    uintptr_t start;
+    size_t size;
+    struct pool* pool;
+};
+enum {
+    MAX_POOLS = 64,
+    RELEASE_THRESHOLD = 4,
+    RESERVED_CURRENT,
+    RESERVED_HIGH,
+    USED_CURRENT,
+    USED_HIGH
+};
+static struct pool default_pool;
+static struct pool* pools[MAX_POOLS] = {&default_pool};
+static int n_pools = 1;
+static struct block* blocks;
+static size_t n_blocks, cap_blocks;
+
+static void keep_within(struct pool* p, unsigned long long keep) {
+    if (p->reserved > keep)
+        p->reserved = p->used > keep ? p->used : keep;
+}
+
+static void release_pools(void) {
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n_pools; ++i)
+        keep_within(pools[i], pools[i]->threshold);
+    pthread_mutex_unlock(&lock);
+}
+
+static int pool_create(struct pool** out, const void* props) {
+    pthread_mutex_lock(&lock);
+    int rc = OUT_OF_MEMORY;
+    if (n_pools < MAX_POOLS && (*out = calloc(1, sizeof **out))) {
+        pools[n_pools++] = *out;
+        rc = OK;
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+static int pool_destroy(struct pool* p) {
+    if (p == &default_pool)
+        return INVALID_VALUE;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n_pools; ++i)
+        if (pools[i] == p) {
+            pools[i] = pools[--n_pools];
+            break;
+        }
+    int in_use = p->used != 0; /* the driver frees it once its blocks are freed: here, never */
+    pthread_mutex_unlock(&lock);
+    if (!in_use)
+        free(p);
+    return OK;
+}
+static int device_pool(struct pool** out, int dev) {
+    if (dev != 0)
+        return 101;
+    *out = &default_pool;
+    return OK;
+}
+static int alloc_from_pool(dptr* out, size_t n, struct pool* p, void* stream) {
+    if (!stream && !depth)
+        return INVALID_CONTEXT;
+    if (n == 0)
+        return INVALID_VALUE;
+    void* mem = calloc(1, n);
+    if (!mem)
+        return OUT_OF_MEMORY;
+    pthread_mutex_lock(&lock);
+    if (n_blocks == cap_blocks) {
+        size_t cap = cap_blocks ? 2 * cap_blocks : 64;
+        struct block* b = realloc(blocks, cap * sizeof *b);
+        if (!b) {
+            pthread_mutex_unlock(&lock);
+            free(mem);
+            return OUT_OF_MEMORY;
+        }
+        blocks = b;
+        cap_blocks = cap;
+    }
+    struct block b = {(uintptr_t)mem, n, p};
+    blocks[n_blocks++] = b;
+    p->used += n;
+    if (p->used > p->reserved)
+        p->reserved = p->used;
+    if (p->used > p->used_high)
+        p->used_high = p->used;
+    if (p->reserved > p->reserved_high)
+        p->reserved_high = p->reserved;
+    pthread_mutex_unlock(&lock);
+    *out = (dptr)mem;
+    return add_range((uintptr_t)mem, n, DEVICE);
+}
+static int alloc_async(dptr* out, size_t n, void* stream) {
+    return alloc_from_pool(out, n, &default_pool, stream);
+}
+static int free_async(dptr ptr, void* stream) {
+    flush(); /* the copies queued before the free read or write the block first */
+    pthread_mutex_lock(&lock);
+    size_t i = 0;
+    while (i < n_blocks && blocks[i].start != ptr)
+        ++i;
+    if (i == n_blocks) {
+        pthread_mutex_unlock(&lock);
+        return INVALID_VALUE;
+    }
+    blocks[i].pool->used -= blocks[i].size;
+    blocks[i] = blocks[--n_blocks];
+    pthread_mutex_unlock(&lock);
+    drop_range(ptr);
+    free((void*)ptr);
+    return OK;
+}
+static int pool_trim(struct pool* p, size_t keep) {
+    pthread_mutex_lock(&lock);
+    keep_within(p, keep);
+    pthread_mutex_unlock(&lock);
+    return OK;
+}
+static int pool_set(struct pool* p, int attr, void* value) {
+    unsigned long long v = *(unsigned long long*)value;
+    int rc = OK;
+    pthread_mutex_lock(&lock);
+    if (attr == RELEASE_THRESHOLD)
+        p->threshold = v;
+    else if (attr == RESERVED_HIGH && v == 0)
+        p->reserved_high = p->reserved;
+    else if (attr == USED_HIGH && v == 0)
+        p->used_high = p->used;
+    else if (attr >= RELEASE_THRESHOLD)
+        rc = INVALID_VALUE;
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+static int pool_get(struct pool* p, int attr, void* value) {
+    if (attr < RELEASE_THRESHOLD) { /* the reuse policies: int flags, all on */
+        *(int*)value = 1;
+        return OK;
+    }
+    pthread_mutex_lock(&lock);
+    unsigned long long v = attr == RELEASE_THRESHOLD  ? p->threshold
+                           : attr == RESERVED_CURRENT ? p->reserved
+                           : attr == RESERVED_HIGH    ? p->reserved_high
+                           : attr == USED_CURRENT     ? p->used
+                                                      : p->used_high;
+    pthread_mutex_unlock(&lock);
+    *(unsigned long long*)value = v;
+    return attr <= USED_HIGH ? OK : INVALID_VALUE;
+}
+
+/* }}} */
+
 static const struct {
     const char* name;
     void* fn;
 } table[] = {
+    {"cuGetErrorName", error_name},
+    {"cuLaunchKernel", launch_plain},
+    {"cuLaunchKernelEx", launch_ex},
+    {"cuOccupancyMaxActiveBlocksPerMultiprocessor", occupancy_blocks},
+    {"cuOccupancyMaxPotentialBlockSize", occupancy_block_size},
+    {"cuOccupancyMaxPotentialClusterSize", cluster_size},
+    {"cuOccupancyMaxActiveClusters", active_clusters},
     {"cuFuncGetParamInfo", param_info},
     {"cuDeviceGetCount", get_count},
     {"cuDriverGetVersion", drv_ver},
@@ -502,11 +803,38 @@ static const struct {
     {"cuModuleUnload", mod_unload},
     {"cuModuleGetFunction", mod_fn},
     {"cuFuncGetAttribute", fn_attr},
+    {"cuMemAllocAsync", alloc_async},
+    {"cuMemAllocFromPoolAsync", alloc_from_pool},
+    {"cuMemFreeAsync", free_async},
+    {"cuMemPoolCreate", pool_create},
+    {"cuMemPoolDestroy", pool_destroy},
+    {"cuMemPoolTrimTo", pool_trim},
+    {"cuMemPoolSetAttribute", pool_set},
+    {"cuMemPoolGetAttribute", pool_get},
+    {"cuDeviceGetDefaultMemPool", device_pool},
+    {"cuDeviceGetMemPool", device_pool},
 };
 
-/* Every other entry point succeeds and does nothing. */
+/* Whether $HOSTEMU_WITHOUT (comma-separated names) lists `sym`: an older driver's lack. */
+static int withheld(const char* sym) {
+    const char* list = getenv("HOSTEMU_WITHOUT");
+    size_t len = strlen(sym);
+    for (const char* p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, sym, len) && (p[len] == ',' || p[len] == '\0'))
+            return 1;
+    return 0;
+}
+
+/* Every other entry point succeeds and does nothing; those $HOSTEMU_WITHOUT names are not
+ * found (CUDA_ERROR_NOT_FOUND, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND). */
 int cuGetProcAddress_v2(const char* sym, void** pfn, int ver, unsigned long long flags,
                         int* status) {
+    if (withheld(sym)) {
+        *pfn = NULL;
+        if (status)
+            *status = 1;
+        return 500;
+    }
     if (status)
         *status = 0;
     *pfn = (void*)ok;

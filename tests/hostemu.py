@@ -52,11 +52,12 @@ def build(directory: Path) -> Path:
     return lib
 
 
-def run_with_hostemu(lib: Path, code: str, timeout: float = 300) -> str:
-    """Runs PRELUDE + ``code`` against the fake driver ``lib``; asserts a clean exit (status 0,
-    nothing in stderr that a clean run must not print) and returns stdout."""
+def run_with_hostemu(lib: Path, code: str, timeout: float = 300, **env: str) -> str:
+    """Runs PRELUDE + ``code`` against the fake driver ``lib`` (with the environment variables
+    ``env`` added, e.g. HOSTEMU_WITHOUT); asserts a clean exit (status 0, nothing in stderr
+    that a clean run must not print) and returns stdout."""
     program = PRELUDE + textwrap.dedent(code)
-    proc = run_python(program, timeout=timeout, PYCUDA_LIBCUDA=str(lib))
+    proc = run_python(program, timeout=timeout, PYCUDA_LIBCUDA=str(lib), **env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not noise_in(proc.stderr), proc.stderr
     return proc.stdout

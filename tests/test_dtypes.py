@@ -397,7 +397,7 @@ def test_every_generator_compiles_for_every_row(monkeypatch):
     max, min, argmax, any, all), axis reductions, scans (flat and along an axis) and gathers
     (take, put, fancy indexing), for every row of the table, each distinct source compiled
     once for sm_90, two at a time; and the Philox fills of curandom for their dtypes."""
-    from pycuda import compiler, curandom, driver
+    from pycuda import _philox, compiler, curandom, driver
 
     recorder = _Recorder()
     monkeypatch.setattr(compiler, "SourceModule", recorder.module)
@@ -411,7 +411,7 @@ def test_every_generator_compiles_for_every_row(monkeypatch):
         _axis_reductions(row.dtype)
         _scans(row.dtype)
         _gathers(row.dtype)
-    for distribution, dtype_name in curandom._PHILOX_OPS:
+    for distribution, dtype_name in _philox._PHILOX_OPS:
         name, source = curandom.philox_kernel_source(distribution, dtype_name)
         recorder.functions.setdefault(source, set()).add(name)
     sources.update(recorder.functions)

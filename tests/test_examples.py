@@ -13,6 +13,19 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 # The mpi_* examples run under mpirun on two GPUs: tests/test_mpi.py.
 SINGLE_PROCESS = [p for p in EXAMPLES if not p.name.startswith("mpi_")]
+# Examples of working with other libraries, each with a check that the library can use the GPU
+# here (run in a child process: a library's CUDA set-up stays out of the test process).
+NEEDS = {
+    "interop_cupy.py": "import cupy; assert cupy.cuda.runtime.getDeviceCount() > 0",
+    "interop_torch.py": "import torch; assert torch.cuda.is_available()",
+    "interop_numba.py": "from numba import cuda; assert cuda.is_available()",
+    "interop_jax.py": "import jax; assert jax.default_backend() == 'gpu'",
+}
+
+
+def test_every_interop_example_names_what_it_needs():
+    interop = {p.name for p in EXAMPLES if p.name.startswith("interop_")}
+    assert interop == set(NEEDS)
 
 
 def test_there_are_examples():
@@ -30,6 +43,13 @@ def test_example_is_python3_and_checks_its_result(path):
 @pytest.mark.gpu
 @pytest.mark.parametrize("path", SINGLE_PROCESS, ids=lambda p: p.name)
 def test_example_runs(path):
+    if path.name in NEEDS:
+        probe = subprocess.run(
+            [sys.executable, "-c", NEEDS[path.name]], capture_output=True, text=True, timeout=300
+        )
+        if probe.returncode != 0:
+            lines = probe.stderr.strip().splitlines() or ["(no message)"]
+            pytest.skip(f"{path.name} needs what `{NEEDS[path.name]}` checks: {lines[-1]}")
     proc = subprocess.run(
         [sys.executable, str(path)],
         cwd=ROOT,

@@ -213,7 +213,7 @@ def test_leak_checker_reports_here(tmp_path: Path, cache_dir: Path):
     code = """
         import ctypes
         from pycuda import _driver
-        leak = _driver.FlatLaunches({}, "f", 1)
+        leak = _driver.FlatLaunches(1)
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(leak))
     """
     proc = run_program(textwrap.dedent(code), base_env(cache_dir), tmp_path)
@@ -237,7 +237,7 @@ def test_without_a_driver_autoinit_error_is_the_last_word(tmp_path: Path, cache_
     proc = run_program(textwrap.dedent(code), env, tmp_path, "-W", "default")
     if proc.returncode == 0:
         pytest.skip("a CUDA driver is installed here, so autoinit finds it")
-    error = "\npycuda._driver.RuntimeError: no CUDA driver found"
+    error = "\npycuda._driver.DriverNotFoundError: no CUDA driver found"
     assert proc.stderr.startswith("Traceback") and error in proc.stderr, proc.stderr
     # The error's message (its "Looked in:" lines) and nothing after it.
     rest = proc.stderr.split(error, 1)[1].splitlines()[1:]

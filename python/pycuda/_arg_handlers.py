@@ -48,6 +48,7 @@ class In(ArgumentHandler):
     """Copy the array to the device before the call."""
 
     def pre_call(self, stream: Any) -> None:
+        """Copy the host array into the device copy (on `stream` when one is given)."""
         from pycuda._driver import memcpy_htod, memcpy_htod_async
 
         if stream is None:
@@ -60,6 +61,7 @@ class Out(ArgumentHandler):
     """Copy the device copy back into the array after the call."""
 
     def post_call(self, stream: Any) -> None:
+        """Copy the device copy back into the host array (on `stream` when one is given)."""
         from pycuda._driver import memcpy_dtoh, memcpy_dtoh_async
 
         if stream is None:

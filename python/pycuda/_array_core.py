@@ -3,9 +3,9 @@
 It owns what the operations share and nothing above it may hold a second copy of:
 - the array class (GPUArray registers itself here) and how results are made (``new_result``,
   through a subclass's ``_new_like_me``/``_new_with_changes``);
-- each context's state: its caching pool and the one allocator arrays hold, and its cache of
-  launch plans and launch configurations (``state()``), forgotten by
-  ``tools.clear_context_caches()``;
+- each context's state: the one allocator arrays hold (its caching pool's, unless
+  ``_default_allocator`` chose another) and its cache of launch plans and launch
+  configurations (``state()``), forgotten by ``tools.clear_context_caches()``;
 - one ``launch()`` of a prepared function, and the element-wise machinery every module launches
   through (``kernel``, ``elementwise``, ``scalar_value``);
 - ``seams``: the few things tests replace (the kernel compiler, the default allocator, the
@@ -25,13 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import _driver, compiler
+from pycuda import _default_allocator, _driver, compiler
 from pycuda import driver as drv
 from pycuda._array_kernels import HELPERS, Operand, kernel_source
 from pycuda._broadcast import broadcast_strides
 from pycuda._dtypes import scalar_value  # noqa: F401 - the modules' scalar operands
 from pycuda._kernel_layout import kernel_layout, rows_launch, rows_layout, vector_width
 from pycuda._launch_config import LaunchConfig, grid_stride_config, just_enough_config
+from pycuda._nvtx import AUTO, AutoRange
 from pycuda._shape import compact_strides, like_strides, size_of, span_bytes
 from pycuda.tools import context_dependent_memoize, context_dependent_memoized_functions
 
@@ -92,8 +93,25 @@ def _default_pool() -> Any:
     return drv.DeviceMemoryPool()
 
 
-def _pool_allocator() -> Callable[[int], Any]:
-    return _default_pool().allocate
+@context_dependent_memoize
+def _stream_ordered_allocator() -> Any:
+    return _driver.StreamOrderedAllocator()
+
+
+def _chosen_allocator() -> Callable[[int], Any]:
+    """The allocator _default_allocator's choice gives the current context."""
+    kind = _default_allocator.get_default_allocator()
+    if kind == "pool":
+        return _default_pool().allocate
+    if kind == "stream_ordered":
+        return _stream_ordered_allocator()
+    allocate = kind()
+    if not callable(allocate):
+        raise TypeError(
+            f"the default allocator factory {kind!r} returned {allocate!r}, which is not "
+            "callable (an allocator is called with a byte count)"
+        )
+    return allocate
 
 
 @context_dependent_memoize
@@ -143,8 +161,9 @@ class Seams:
     kernel: Callable[..., Any] = staticmethod(_compiled_kernel)
     """``kernel(kind, out_dtype, operands, expr, p)``: the prepared element-wise kernel
     (``_array_kernels.kernel_source`` names the kinds)."""
-    default_allocator: Callable[[], Callable[[int], Any]] = staticmethod(_pool_allocator)
-    """The allocator of a new context's arrays (the allocate of its DeviceMemoryPool)."""
+    default_allocator: Callable[[], Callable[[int], Any]] = staticmethod(_chosen_allocator)
+    """The allocator of a new context's arrays (the allocate of its DeviceMemoryPool, unless
+    ``pycuda.tools.set_default_allocator`` or ``$PYCUDA_DEFAULT_ALLOCATOR`` chose another)."""
     driver: Any = _driver
     """The copy and set functions arrays use (memcpy_htod/dtoh/dtod[_async], memset_d8...)."""
     launch_config: Callable[..., Any] = staticmethod(device_launch_config)
@@ -172,8 +191,10 @@ class ContextState:
         self.context = context
         self.allocate = allocate
         # Whether the C++ flat launches can serve this context: they allocate from a
-        # DeviceMemoryPool only (not from a test's stand-in allocator).
-        self.flat = isinstance(getattr(allocate, "__self__", None), _driver.DeviceMemoryPool)
+        # DeviceMemoryPool or a StreamOrderedAllocator only (not from a test's stand-in).
+        self.flat = isinstance(allocate, _driver.StreamOrderedAllocator) or isinstance(
+            getattr(allocate, "__self__", None), _driver.DeviceMemoryPool
+        )
         self.plans: dict[Any, Any] = {}
 
     def remember(self, key: Any, plan: Any) -> Any:
@@ -229,6 +250,8 @@ def on_forget(forget: Callable[[], None]) -> None:
 # tools.clear_context_caches() forgets the states with the memoized kernels.
 _forget_states.clear_cache = _forget_states  # type: ignore[attr-defined]
 context_dependent_memoized_functions.append(_forget_states)
+# A new default-allocator choice reaches each context through a new state.
+_default_allocator.on_change(_forget_states)
 
 
 def grid_block(n: int, items: int = 1) -> tuple[Any, Any]:
@@ -247,8 +270,14 @@ def grid_block(n: int, items: int = 1) -> tuple[Any, Any]:
 # {{{ launching
 
 
-def launch(func: Any, grid: Any, block: Any, stream: Any, args: Sequence[Any]) -> None:
-    """``func.prepared_call`` on the legacy stream, or ``prepared_async_call`` on ``stream``."""
+def launch(
+    func: Any, grid: Any, block: Any, stream: Any, args: Sequence[Any], *, ranged: bool = False
+) -> None:
+    """``func.prepared_call`` on the legacy stream, or ``prepared_async_call`` on ``stream``;
+    inside an NVTX range named by the kernel where pycuda's automatic ranges are on."""
+    if AUTO.on and not ranged:
+        with AutoRange(getattr(func, "function_name", "kernel")):
+            return launch(func, grid, block, stream, args, ranged=True)
     if stream is None:
         func.prepared_call(grid, block, *args)
     else:

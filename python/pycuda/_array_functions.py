@@ -127,7 +127,9 @@ def binary_function(
     stream: Any,
     body: str | None = None,
     result_dtype: Any = None,
-):
+) -> Any:
+    """`a op b` element-wise where either operand is a GPUArray (the other an array or a
+    scalar): the array operators' general path, for cumath's functions of two operands."""
     if core.is_array(a):
         return ops.binary(a, op, b, False, out, stream, body, result_dtype)
     if core.is_array(b):

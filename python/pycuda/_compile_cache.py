@@ -74,6 +74,9 @@ def default_cache_dir() -> str:
 
 
 def resolve_cache_dir(cache_dir: str | bool | None) -> str | None:
+    """The disk cache directory a compile uses: None (no disk cache) for ``cache_dir=False``;
+    for None, ``$PYCUDA_CACHE_DIR``, else None when ``$PYCUDA_DISABLE_CACHE`` is set, else the
+    default under ``$XDG_CACHE_HOME``; any other value as a path."""
     if cache_dir is False:
         return None
     if cache_dir is None:

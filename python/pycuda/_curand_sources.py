@@ -37,11 +37,13 @@ class GeneratorSpec:
 
     @property
     def skip_type(self) -> str:
+        """C type of the distance that ``skipahead()`` takes for this state."""
         # skipahead() on 32-bit Sobol states takes an unsigned int.
         return "unsigned int" if self.quasi and self.bits == 32 else "unsigned long long"
 
     @property
     def skip_dtype(self) -> np.dtype:
+        """The NumPy dtype of ``skip_type``."""
         return np.dtype(np.uint32 if self.skip_type == "unsigned int" else np.uint64)
 
     @property

@@ -511,8 +511,43 @@ class ipc_mem_flags(_DriverEnum):
     LAZY_ENABLE_PEER_ACCESS = 1
 
 
+class capture_mode(_DriverEnum):
+    """Stream capture modes."""
+
+    GLOBAL = 0
+    THREAD_LOCAL = 1
+    RELAXED = 2
+
+
+class capture_status(_DriverEnum):
+    """Stream capture states."""
+
+    NONE = 0
+    ACTIVE = 1
+    INVALIDATED = 2
+
+
+class graph_node_type(_DriverEnum):
+    """Kinds of graph nodes."""
+
+    KERNEL = 0
+    MEMCPY = 1
+    MEMSET = 2
+    HOST = 3
+    GRAPH = 4
+    EMPTY = 5
+    WAIT_EVENT = 6
+    EVENT_RECORD = 7
+    EXT_SEMAS_SIGNAL = 8
+    EXT_SEMAS_WAIT = 9
+    MEM_ALLOC = 10
+    MEM_FREE = 11
+    BATCH_MEM_OP = 12
+    CONDITIONAL = 13
+
+
 class host_alloc_flags:
-    pass
+    """Flags of pagelocked_empty and the other page-locked allocations (mem_flags=)."""
 
 
 host_alloc_flags.PORTABLE = 1
@@ -521,7 +556,7 @@ host_alloc_flags.WRITECOMBINED = 4
 
 
 class mem_host_register_flags:
-    pass
+    """Flags of register_host_memory."""
 
 
 mem_host_register_flags.PORTABLE = 1
@@ -574,6 +609,9 @@ for _enum in (
     graphics_register_flags,
     array_cubemap_face,
     ipc_mem_flags,
+    capture_mode,
+    capture_status,
+    graph_node_type,
 ):
     _enum.names = dict(_enum.__members__)
     _enum.values = {member.value: member for member in _enum}

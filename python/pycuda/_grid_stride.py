@@ -32,6 +32,8 @@ def split_arguments(arguments: str) -> list[str]:
 
 
 def parse_arguments(arguments: str | Sequence[Argument]) -> list[Argument]:
+    """A kernel's arguments as VectorArg/ScalarArg objects, from a C declaration string
+    (``"float *x, int n"``) or a list of them; TypeError for anything else."""
     if isinstance(arguments, str):
         return [parse_c_arg(arg) for arg in split_arguments(arguments)]
     if not isinstance(arguments, (list, tuple)):

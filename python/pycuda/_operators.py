@@ -36,6 +36,7 @@ from pycuda._array_kernels import (
 from pycuda._broadcast import broadcast_shapes, shape_text
 from pycuda._c_types import dtype_to_ctype
 from pycuda._dtype_rules import binary_op_dtypes
+from pycuda._nvtx import AUTO, AutoRange
 from pycuda._shape import new_array_strides
 
 # Operands of an operator that are decided by their type alone: Python's scalars (weak, in
@@ -336,11 +337,19 @@ def binary(
     body: str | None = None,
     result_dtype: Any = None,
     casting: str = "same_kind",
+    *,
+    ranged: bool = False,
 ) -> Any:
     """``a op other`` (``other op a`` when ``reflected``) with NumPy's rules: broadcasting,
     any strides, ``out=`` (cast by ``casting``), ``stream=``; ``body`` replaces the operation's
     C expression (of ``a``, ``b``), ``result_dtype`` its result dtype. NotImplemented for an
-    operand that is neither an array nor a scalar."""
+    operand that is neither an array nor a scalar. With pycuda's automatic NVTX ranges on, the
+    operation is a range named ``op`` (``ranged``: already inside it)."""
+    if AUTO.on and not ranged:
+        with AutoRange(op):
+            return binary(
+                a, op, other, reflected, out, stream, body, result_dtype, casting, ranged=True
+            )
     if out is None and stream is None and body is None and result_dtype is None:
         result = flat_binary(a, op, other, reflected)
         if result is not None:
@@ -439,10 +448,14 @@ def _general_binary(
     return out
 
 
-def inplace(a: Any, op: str, other: Any) -> Any:
-    """``a op= other``: in ``a``'s memory, as NumPy's ``op(a, other, out=a)``; returns ``a``."""
+def inplace(a: Any, op: str, other: Any, *, ranged: bool = False) -> Any:
+    """``a op= other``: in ``a``'s memory, as NumPy's ``op(a, other, out=a)``; returns ``a``.
+    A range named ``op`` where the automatic NVTX ranges are on."""
+    if AUTO.on and not ranged:
+        with AutoRange(op):
+            return inplace(a, op, other, ranged=True)
     result = flat_inplace(a, op, other)
-    return binary(a, op, other, out=a) if result is None else result
+    return binary(a, op, other, out=a, ranged=ranged) if result is None else result
 
 
 def flat_inplace(a: Any, op: str, other: Any) -> Any:
@@ -484,9 +497,15 @@ def unary(
     out: Any = None,
     stream: Any = None,
     expr: str | None = None,
+    *,
+    ranged: bool = False,
 ) -> Any:
     """``op`` of each element of ``a`` into ``out`` (or a new array of ``dtype``); ``expr``
-    replaces the operation's own C expression (of ``x0``)."""
+    replaces the operation's own C expression (of ``x0``). A range named ``op`` where the
+    automatic NVTX ranges are on."""
+    if AUTO.on and not ranged:
+        with AutoRange(op):
+            return unary(a, op, dtype, out, stream, expr, ranged=True)
     if out is None and stream is None and expr is None:
         result = flat_unary(a, op, dtype)
         if result is not None:
@@ -523,8 +542,12 @@ def flat_unary(a: Any, op: str, dtype: np.dtype) -> Any:
 _FILL_TYPES = (bool, int, float)  # converted without a ComplexWarning, so without its filter
 
 
-def fill(a: Any, value: Any, stream: Any = None) -> Any:
-    """Every element of ``a`` set to ``value``; returns ``a``."""
+def fill(a: Any, value: Any, stream: Any = None, *, ranged: bool = False) -> Any:
+    """Every element of ``a`` set to ``value``; returns ``a``. A range named "fill" where the
+    automatic NVTX ranges are on."""
+    if AUTO.on and not ranged:
+        with AutoRange("fill"):
+            return fill(a, value, stream, ranged=True)
     if _is_zero(value) and a.dtype.kind in "biufc" and a.size and a._dense:
         nbytes = a.size * a.dtype.itemsize
         if stream is None:

@@ -71,6 +71,7 @@ from pycuda._nvcc_options import (  # noqa: F401 - part of this module's API
     refuse_output_options,
     translate_options,
 )
+from pycuda._nvtx import AUTO, in_range
 from pycuda._struct_attributes import hoist_struct_attributes
 from pycuda._texref_rewrite import (  # noqa: F401 - part of this module's API
     rewrite_texture_references,
@@ -388,8 +389,10 @@ def compile(
             hit = key = None
         if hit is not None and (not hit[1] or stamps_current(hit[1])):
             return hit[0]
-    binary, stamps = _compile_checked(
-        source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs, target
+    args = (source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs, target)
+    # A look-up above is no compile: only real work is an NVTX range.
+    binary, stamps = (
+        in_range("compile", _compile_checked, *args) if AUTO.on else _compile_checked(*args)
     )
     if key is not None:
         # pycuda's own headers do not change under a running process (see the docstring).
@@ -613,8 +616,8 @@ class CudaModule:
 class SourceModule(CudaModule):
     """CUDA C source compiled (NVRTC, cached) and loaded into the current context.
 
-    mod = SourceModule("__global__ void f(float *a) { a[threadIdx.x] *= 2; }")
-    f = mod.get_function("f")
+        mod = SourceModule("__global__ void f(float *a) { a[threadIdx.x] *= 2; }")
+        f = mod.get_function("f")
 
     Each SourceModule has a module of its own, with its own ``__device__``/``__constant__``
     variables and texture references, as in the original; except that SourceModules of one
@@ -636,10 +639,15 @@ class SourceModule(CudaModule):
         cache_dir: str | bool | None = None,
         include_dirs: Iterable[str] = (),
     ) -> None:
+        args = (source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs)
+        if AUTO.on:
+            in_range("SourceModule", self._build, arch, args)
+        else:
+            self._build(arch, args)
+
+    def _build(self, arch: str | None, compile_args: tuple[Any, ...]) -> None:
         self._check_arch(arch)
-        cubin = compile(
-            source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs
-        )
+        cubin = compile(*compile_args)
         # Held for as long as this object lives: it keeps a shared module shareable.
         self._loaded = loaded = _shared_modules.load_module(cubin)
         self.module = loaded.module
@@ -719,10 +727,14 @@ class DynamicModule(CudaModule):
         return self
 
     def add_data(self, data: bytes, input_type: int, name: str = "unknown") -> DynamicModule:
+        """Add ``data`` (PTX, a cubin, a fatbin, an object or a library, as ``input_type``, a
+        ``jit_input_type``, says) to the link."""
         self.linker.add_data(data, input_type, name)
         return self
 
     def add_file(self, filename: str, input_type: int) -> DynamicModule:
+        """Add the file ``filename`` of kind ``input_type`` (a ``jit_input_type``) to the
+        link."""
         self.linker.add_file(filename, input_type)
         return self
 

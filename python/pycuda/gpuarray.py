@@ -306,10 +306,13 @@ class GPUArray(core.ArrayBase, Arithmetic, ReductionMethods):
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions, ``len(shape)``."""
         return len(self.shape)
 
     @property
     def flags(self) -> ArrayFlags:
+        """``c_contiguous``, ``f_contiguous`` and ``forc`` of the current shape and strides,
+        by NumPy's rule."""
         return ArrayFlags.of(self.shape, self.strides, self.dtype.itemsize)
 
     @functools.cached_property
@@ -726,6 +729,7 @@ class GPUArray(core.ArrayBase, Arithmetic, ReductionMethods):
 
     @property
     def T(self) -> GPUArray:  # noqa: N802 - NumPy's name
+        """The transposed view, ``self.transpose()``."""
         return self.transpose()
 
     @property

@@ -7,7 +7,9 @@
     dtype_to_ctype(numpy.float32)     # 'float'
     ctx.pop()
 
-The memory pools (DeviceMemoryPool, PageLockedMemoryPool, ...) are the ones of pycuda._driver.
+The memory pools (DeviceMemoryPool, PageLockedMemoryPool, ...) and the stream-ordered allocator
+(StreamOrderedAllocator) are the ones of pycuda._driver; set_default_allocator() chooses what
+arrays given no allocator use.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 import pycuda.driver as cuda
 from pycuda._arg_checks import require
 from pycuda._debug_memory_pool import DebugMemoryPool  # noqa: F401 - the original offers it here
+from pycuda._default_allocator import get_default_allocator, set_default_allocator  # noqa: F401
 
 # The pools live in the extension; the original documents them here.
 from pycuda._driver import (  # noqa: E402, F401
@@ -32,6 +35,8 @@ from pycuda._driver import (  # noqa: E402, F401
     PageLockedMemoryPool,
     PooledDeviceAllocation,
     PooledHostAllocation,
+    StreamOrderedAllocation,
+    StreamOrderedAllocator,
     _current_context_handle,
     bitlog2,
 )
@@ -271,11 +276,13 @@ class Argument:
 
 
 class VectorArg(Argument):
-    """A pointer argument: ``VectorArg(numpy.float32, "x").declarator()`` is 'float *x'."""
+    """A pointer argument: ``VectorArg(numpy.float32, "x").declarator()`` is
+    ``"float *x"``."""
 
     struct_char = "P"
 
     def declarator(self) -> str:
+        """The C declaration of this parameter, ``"float *x"``."""
         return f"{dtype_to_ctype(self.dtype)} *{self.name}"
 
 
@@ -283,10 +290,13 @@ class ScalarArg(Argument):
     """A by-value argument: ``ScalarArg(numpy.int32, "n").declarator()`` is 'int n'."""
 
     def declarator(self) -> str:
+        """The C declaration of this parameter, ``"int n"``."""
         return f"{dtype_to_ctype(self.dtype)} {self.name}"
 
     @property
     def struct_char(self) -> str:
+        """Its code in a ``Function.prepare`` format: the dtype's character, or ``"<n>s"``
+        for a struct (or bfloat16) of ``n`` bytes."""
         # Structs, and bfloat16 (an ml_dtypes 'V' type the packer has no code for), travel as
         # their bytes: the dtype table's struct_char for them.
         return f"{self.dtype.itemsize}s" if self.dtype.kind == "V" else self.dtype.char

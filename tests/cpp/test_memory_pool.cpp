@@ -211,5 +211,113 @@ TEST(DevicePoolRegistry, ReachesLivePoolsAndForgetsDeadOnes) {
     EXPECT_EQ(free_held_device_pools(), 0u);
 }
 
+// Batches: what a CUDA graph captured from pool work writes to is not lent again while it lives.
+
+TEST(MemoryPoolBatch, BlocksFreedInABatchAreParkedUntilItIsReleased) {
+    MemoryPool<FakeAllocator> pool;
+    auto id = pool.open_batch();
+    auto p = pool.allocate(100);
+    pool.free(p, 100);
+    EXPECT_EQ(pool.held_blocks(), 0u);
+    EXPECT_EQ(pool.parked_blocks(), 1u);
+    auto q = pool.allocate(100);
+    EXPECT_NE(q, p); // the parked block is not lent, even within the batch
+    pool.close_batch();
+    pool.free(q, 100); // lent during the batch: parked too, though freed after it closed
+    EXPECT_EQ(pool.parked_blocks(), 2u);
+    EXPECT_EQ(pool.active_blocks(), 0u);
+    pool.release_batch(id);
+    EXPECT_EQ(pool.parked_blocks(), 0u);
+    EXPECT_EQ(pool.held_blocks(), 2u);
+    auto again = pool.allocate(100);
+    EXPECT_TRUE(again == p || again == q);
+}
+
+TEST(MemoryPoolBatch, MarksBlocksLentBeforeAndTakenFromTheHeldOnes) {
+    MemoryPool<FakeAllocator> pool;
+    auto before = pool.allocate(64);
+    auto held = pool.allocate(64);
+    pool.free(held, 64);
+    auto id = pool.open_batch();
+    EXPECT_EQ(pool.allocate(64), held); // reused, and marked
+    pool.free(held, 64);
+    pool.free(before, 64); // lent before the batch, freed during it: the graph may use it
+    EXPECT_EQ(pool.parked_blocks(), 2u);
+    EXPECT_EQ(pool.held_blocks(), 0u);
+    pool.release_batch(id); // also closes it
+    EXPECT_EQ(pool.held_blocks(), 2u);
+    auto after = pool.allocate(64); // not marked: the batch is closed
+    pool.free(after, 64);
+    EXPECT_EQ(pool.parked_blocks(), 0u);
+}
+
+TEST(MemoryPoolBatch, ABlockOfTwoBatchesWaitsForBoth) {
+    MemoryPool<FakeAllocator> pool;
+    auto first = pool.open_batch();
+    auto p = pool.allocate(10);
+    pool.free(p, 10);
+    pool.close_batch();
+    auto second = pool.open_batch();
+    EXPECT_THROW(pool.open_batch(), std::logic_error);
+    pool.close_batch();
+    pool.release_batch(first);
+    EXPECT_EQ(pool.parked_blocks(), 0u); // the second batch never marked it
+    EXPECT_EQ(pool.held_blocks(), 1u);
+    auto third = pool.open_batch();
+    EXPECT_EQ(pool.allocate(10), p);
+    pool.free(p, 10);
+    pool.close_batch();
+    auto fourth = pool.open_batch();
+    pool.free(pool.allocate(10), 10); // p again? no: parked. A fresh block, marked by fourth
+    pool.close_batch();
+    EXPECT_EQ(pool.parked_blocks(), 2u);
+    pool.release_batch(third);
+    EXPECT_EQ(pool.parked_blocks(), 1u);
+    pool.release_batch(fourth);
+    pool.release_batch(second);
+    EXPECT_EQ(pool.parked_blocks(), 0u);
+    EXPECT_EQ(pool.held_blocks(), 2u);
+}
+
+TEST(MemoryPoolBatch, NothingIsFreedWhileOpenAndParkedBlocksAreFreedWithThePool) {
+    auto state = std::make_shared<FakeAllocator::State>();
+    {
+        MemoryPool<FakeAllocator> pool(FakeAllocator{state});
+        pool.free(pool.allocate(100), 100);
+        pool.open_batch();
+        EXPECT_EQ(pool.free_held(), 0u); // a capture forbids cuMemFree
+        EXPECT_EQ(state->frees, 0u);
+        pool.free(pool.allocate(100), 100); // the held block, marked
+        pool.free(pool.allocate(100), 100); // a fresh one, marked
+        EXPECT_EQ(pool.parked_blocks(), 2u);
+        pool.free(pool.allocate(1000), 1000);
+        pool.close_batch();
+        pool.free(pool.allocate(10), 10); // held, not parked
+        EXPECT_EQ(pool.held_blocks(), 1u);
+    } // destroyed with a batch live: parked and held blocks are freed alike
+    EXPECT_EQ(state->allocations, 4u);
+    EXPECT_EQ(state->frees, state->allocations);
+    EXPECT_TRUE(state->live.empty());
+}
+
+TEST(DevicePoolBatch, CapturesShareOneBatchInEveryPoolAndTheLastToLeaveClosesIt) {
+    auto before = make_device_pool();
+    auto first = join_device_pool_batch();
+    auto during = make_device_pool(); // made while captures run: it joins the batch
+    auto second = join_device_pool_batch();
+    EXPECT_EQ(first, second);
+    EXPECT_EQ(first->members.size(), 2u);
+    EXPECT_THROW(before->open_batch(), std::logic_error); // open in each pool
+    EXPECT_THROW(during->open_batch(), std::logic_error);
+    leave_device_pool_batch();
+    EXPECT_THROW(before->open_batch(), std::logic_error); // one capture still runs
+    leave_device_pool_batch();
+    auto id = before->open_batch(); // closed by the last to leave
+    before->release_batch(id);
+    auto third = join_device_pool_batch();
+    EXPECT_NE(third, first); // a new batch for the next captures
+    leave_device_pool_batch();
+}
+
 } // namespace
 } // namespace pycuda

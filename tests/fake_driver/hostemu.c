@@ -3,7 +3,8 @@
  * From the project's newcomer reliability probe (shared/reviews/probes/hostemu.c), extended
  * for the exit tests: CUDA arrays, texture and surface objects, and module globals read from a
  * cubin's ELF symbols (so that texture references, which live in a module global, work).
- * Contexts, memory, copies, streams, events and modules behave; kernel launches do nothing.
+ * Contexts, memory, copies, streams, events and modules behave, and stream captures and graphs
+ * record and replay their memsets and copies; kernel launches do nothing.
  * Copies and memsets outside live allocations fail (CUDA_ERROR_INVALID_VALUE) as on a real
  * driver. Entry points not listed succeed without writing their outputs.
  * Build: gcc -shared -fPIC -O1 -o libcuda.so.1 hostemu.c
@@ -255,6 +256,163 @@ static int object_create(unsigned long long* h, const void* res, const void* tex
 }
 static int surf_create(unsigned long long* h, const void* res) { return object_create(h, res, 0, 0); }
 
+/* Stream capture and graphs (for tests/test_graphs.py). A capture records the memsets and
+ * copies queued on the capturing stream (kernels only count: they do nothing here); launching
+ * an instantiated graph replays them in the order they were added. As on a real driver, work on
+ * the legacy stream while a capture runs fails with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, and
+ * cuMemAlloc in a global-mode capture with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; either
+ * invalidates the capture. */
+struct op { int set; dptr dst, src; size_t n; unsigned value, elem; };
+struct graph { struct op* ops; size_t count, nodes; };
+struct gnode { int type; };
+struct capture { void* stream; int mode, invalid; struct graph* g; };
+static struct capture captures[16];
+static int ncaptures;
+static struct capture* capture_of(void* st) {
+    for (int i = 0; i < ncaptures; ++i) if (captures[i].stream == st) return &captures[i];
+    return NULL;
+}
+static int graph_push(struct graph* g, struct op o) {
+    struct op* grown = realloc(g->ops, (g->count + 1) * sizeof *grown);
+    if (!grown) return 2;
+    g->ops = grown;
+    g->ops[g->count++] = o;
+    ++g->nodes;
+    return 0;
+}
+static int legacy_work(void) { /* 906, invalidating every capture, if one runs */
+    if (!ncaptures) return 0;
+    for (int i = 0; i < ncaptures; ++i) captures[i].invalid = 1;
+    return 906;
+}
+static int cap_begin(void* st, int mode) {
+    if (!st) return 900;
+    if (capture_of(st) || ncaptures == 16) return 401;
+    struct graph* g = calloc(1, sizeof *g);
+    captures[ncaptures++] = (struct capture){st, mode, 0, g};
+    return 0;
+}
+static int cap_status(void* st, int* status) {
+    struct capture* c = capture_of(st);
+    *status = !c ? 0 : c->invalid ? 2 : 1;
+    return 0;
+}
+static int graph_destroy(struct graph* g) { if (g) { free(g->ops); free(g); } return 0; }
+static int cap_end(void* st, struct graph** out) {
+    struct capture* c = capture_of(st);
+    if (!c) return 401;
+    struct capture done = *c;
+    *c = captures[--ncaptures];
+    *out = NULL;
+    if (done.invalid) { graph_destroy(done.g); return 901; }
+    *out = done.g;
+    return 0;
+}
+static int cap_alloc(dptr* p, size_t n) {
+    for (int i = 0; i < ncaptures; ++i)
+        if (captures[i].mode == 0) { captures[i].invalid = 1; return 900; }
+    return mem_alloc(p, n);
+}
+static int op_run(const struct op* o) {
+    if (!o->set) { memmove((void*)o->dst, (void*)o->src, o->n); return 0; } /* either side may be host memory */
+    if (o->elem == 1) return set8(o->dst, (unsigned char)o->value, o->n);
+    if (o->elem == 2) return set16(o->dst, (unsigned short)o->value, o->n);
+    return set32(o->dst, o->value, o->n);
+}
+static int stream_op(void* st, struct op o) {
+    if (!st) { int rc = legacy_work(); if (rc) return rc; }
+    struct capture* c = capture_of(st);
+    if (c) return graph_push(c->g, o);
+    return op_run(&o);
+}
+static int ihtod(dptr d, const void* s, size_t n) { return legacy_work() ? 906 : htod(d, s, n); }
+static int idtoh(void* d, dptr s, size_t n) { return legacy_work() ? 906 : dtoh(d, s, n); }
+static int idtod(dptr d, dptr s, size_t n) { return legacy_work() ? 906 : dtod(d, s, n); }
+static int iset8(dptr d, unsigned char v, size_t n) { return legacy_work() ? 906 : set8(d, v, n); }
+static int iset16(dptr d, unsigned short v, size_t n) { return legacy_work() ? 906 : set16(d, v, n); }
+static int iset32(dptr d, unsigned v, size_t n) { return legacy_work() ? 906 : set32(d, v, n); }
+static int isync(void) { return legacy_work() ? 906 : need_ctx(); }
+static int chtod(dptr d, const void* s, size_t n, void* st) { return stream_op(st, (struct op){0, d, (dptr)s, n, 0, 0}); }
+static int cdtoh(void* d, dptr s, size_t n, void* st) { return stream_op(st, (struct op){0, (dptr)d, s, n, 0, 0}); }
+static int cdtod(dptr d, dptr s, size_t n, void* st) { return stream_op(st, (struct op){0, d, s, n, 0, 0}); }
+static int cset8(dptr d, unsigned char v, size_t n, void* st) { return stream_op(st, (struct op){1, d, 0, n, v, 1}); }
+static int cset16(dptr d, unsigned short v, size_t n, void* st) { return stream_op(st, (struct op){1, d, 0, n, v, 2}); }
+static int cset32(dptr d, unsigned v, size_t n, void* st) { return stream_op(st, (struct op){1, d, 0, n, v, 4}); }
+static int claunch(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                   unsigned sh, void* st, void** params, void** extra) {
+    if (!st && legacy_work()) return 906;
+    struct capture* c = capture_of(st);
+    if (c) ++c->g->nodes;
+    return 0;
+}
+static int graph_create(struct graph** g, unsigned flags) { *g = calloc(1, sizeof **g); return *g ? 0 : 2; }
+static int graph_nodes(struct graph* g, void** nodes, size_t* count) { *count = g->nodes; return 0; }
+static int graph_clone(struct graph** out, struct graph* g) {
+    if (graph_create(out, 0)) return 2;
+    for (size_t i = 0; i < g->count; ++i) graph_push(*out, g->ops[i]);
+    (*out)->nodes = g->nodes;
+    return 0;
+}
+static int new_node(struct gnode** node, struct graph* g, void* const* deps, size_t ndeps, int type) {
+    if (ndeps && !deps) return 1;
+    *node = malloc(sizeof **node); /* (never freed: nodes live as long as the process here) */
+    (*node)->type = type;
+    ++g->nodes;
+    return 0;
+}
+struct memcpy3d { /* CUDA_MEMCPY3D */
+    size_t sx, sy, sz, slod; int stype; const void* shost; dptr sdev; void* sarr; void* r0; size_t spitch, sheight;
+    size_t dx, dy, dz, dlod; int dtype; void* dhost; dptr ddev; void* darr; void* r1; size_t dpitch, dheight;
+    size_t width, height, depth;
+};
+struct memset_params { dptr dst; size_t pitch; unsigned value, elem; size_t width, height; };
+static int add_kernel(struct gnode** n, struct graph* g, void* const* d, size_t nd, const void* p) { return new_node(n, g, d, nd, 0); }
+static int add_copy(struct gnode** n, struct graph* g, void* const* d, size_t nd, const struct memcpy3d* p, void* ctx) {
+    dptr dst = p->dtype == 1 ? (dptr)p->dhost : p->ddev, src = p->stype == 1 ? (dptr)p->shost : p->sdev;
+    int rc = new_node(n, g, d, nd, 1);
+    if (rc) return rc;
+    --g->nodes;
+    (*n)->type = 1;
+    return graph_push(g, (struct op){0, dst, src, p->width, 0, 0});
+}
+static int add_set(struct gnode** n, struct graph* g, void* const* d, size_t nd, const struct memset_params* p, void* ctx) {
+    int rc = new_node(n, g, d, nd, 2);
+    if (rc) return rc;
+    --g->nodes;
+    return graph_push(g, (struct op){1, p->dst, 0, p->width, p->value, p->elem});
+}
+static int add_empty(struct gnode** n, struct graph* g, void* const* d, size_t nd) { return new_node(n, g, d, nd, 5); }
+static int add_wait(struct gnode** n, struct graph* g, void* const* d, size_t nd, void* e) { return new_node(n, g, d, nd, 6); }
+static int add_record(struct gnode** n, struct graph* g, void* const* d, size_t nd, void* e) { return new_node(n, g, d, nd, 7); }
+static int node_type(struct gnode* n, int* type) { *type = n->type; return 0; }
+static int instantiate(struct graph** exec, struct graph* g, unsigned long long flags) { return graph_clone(exec, g); }
+static int graph_launch(struct graph* exec, void* st) {
+    if (!st && legacy_work()) return 906;
+    for (size_t i = 0; i < exec->count; ++i) { int rc = op_run(&exec->ops[i]); if (rc) return rc; }
+    return 0;
+}
+struct update_info { int result; void* node; void* from; };
+static int exec_update(struct graph* exec, struct graph* g, struct update_info* info) {
+    if (g->count != exec->count || g->nodes != exec->nodes) { info->result = 2; return 910; }
+    memcpy(exec->ops, g->ops, g->count * sizeof *g->ops);
+    info->result = 0;
+    return 0;
+}
+struct { const char* name; void* fn; } capture_table[] = {
+    {"cuStreamBeginCapture", cap_begin}, {"cuStreamIsCapturing", cap_status}, {"cuStreamEndCapture", cap_end},
+    {"cuMemAlloc", cap_alloc}, {"cuLaunchKernel", claunch}, {"cuCtxSynchronize", isync},
+    {"cuMemcpyHtoD", ihtod}, {"cuMemcpyDtoH", idtoh}, {"cuMemcpyDtoD", idtod},
+    {"cuMemsetD8", iset8}, {"cuMemsetD16", iset16}, {"cuMemsetD32", iset32},
+    {"cuMemcpyHtoDAsync", chtod}, {"cuMemcpyDtoHAsync", cdtoh}, {"cuMemcpyDtoDAsync", cdtod},
+    {"cuMemsetD8Async", cset8}, {"cuMemsetD16Async", cset16}, {"cuMemsetD32Async", cset32},
+    {"cuGraphCreate", graph_create}, {"cuGraphDestroy", graph_destroy}, {"cuGraphClone", graph_clone},
+    {"cuGraphGetNodes", graph_nodes}, {"cuGraphNodeGetType", node_type},
+    {"cuGraphAddKernelNode", add_kernel}, {"cuGraphAddMemcpyNode", add_copy}, {"cuGraphAddMemsetNode", add_set},
+    {"cuGraphAddEmptyNode", add_empty}, {"cuGraphAddEventRecordNode", add_record},
+    {"cuGraphAddEventWaitNode", add_wait}, {"cuGraphInstantiateWithFlags", instantiate},
+    {"cuGraphExecDestroy", graph_destroy}, {"cuGraphLaunch", graph_launch}, {"cuGraphExecUpdate", exec_update},
+};
+
 struct { const char* name; void* fn; } table[] = {
     {"cuFuncGetParamInfo", param_info},
     {"cuDeviceGetCount", get_count}, {"cuDriverGetVersion", drv_ver}, {"cuDeviceGet", dev_get},
@@ -287,5 +445,7 @@ int cuGetProcAddress_v2(const char* sym, void** pfn, int ver, unsigned long long
     *pfn = (void*)ok;
     for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
         if (!strcmp(sym, table[i].name)) { *pfn = table[i].fn; break; }
+    for (size_t i = 0; i < sizeof capture_table / sizeof capture_table[0]; ++i)
+        if (!strcmp(sym, capture_table[i].name)) { *pfn = capture_table[i].fn; break; }
     return 0;
 }

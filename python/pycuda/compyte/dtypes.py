@@ -186,7 +186,8 @@ def parse_c_arg_backend(
     vec_arg_factory: Callable[[np.dtype, str], Any],
     name_to_dtype: Callable[[str], np.dtype] | None = None,
 ) -> Any:
-    """Parse one C parameter declaration ("const float *x", "unsigned n") into an argument.
+    """Parse one C parameter declaration (``"const float *x"``, ``"unsigned n"``) into an
+    argument.
 
     Pointers (``*`` or ``[]``) become ``vec_arg_factory(dtype, name)``, everything else
     ``scalar_arg_factory(dtype, name)``. Qualifiers (const, volatile, __restrict__) are ignored.

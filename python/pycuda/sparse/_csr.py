@@ -26,6 +26,7 @@ class CsrArrays:
 
     @property
     def nnz(self) -> int:
+        """The number of stored entries."""
         return int(self.data.size)
 
     def row_numbers(self) -> np.ndarray:
@@ -45,6 +46,7 @@ class CooArrays:
 
     @property
     def nnz(self) -> int:
+        """The number of stored entries."""
         return int(self.data.size)
 
 

@@ -23,10 +23,12 @@ class OperatorBase:
 
     @property
     def dtype(self) -> Any:
+        """The dtype of the vectors it takes and gives."""
         raise NotImplementedError
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(rows, columns) of the matrix it stands for."""
         raise NotImplementedError
 
     def __call__(self, operand: Any) -> Any:
@@ -42,10 +44,12 @@ class IdentityOperator(OperatorBase):
 
     @property
     def dtype(self) -> Any:
+        """The dtype of the vectors it takes and gives."""
         return self.my_dtype
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(rows, columns) of the matrix it stands for."""
         return self.n, self.n
 
     def __call__(self, operand: Any) -> Any:
@@ -62,10 +66,12 @@ class DiagonalPreconditioner(OperatorBase):
 
     @property
     def dtype(self) -> Any:
+        """The dtype of the vectors it takes and gives."""
         return self.diagonal.dtype
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(rows, columns) of the matrix it stands for."""
         n = self.diagonal.shape[0]
         return n, n
 
