@@ -1,12 +1,16 @@
 """benchmarks/arrays.py: element-wise GPUArray work against the copy bandwidth and CuPy.
 
 On 2^26-element float32 arrays: 2*x, x+y, an ElementwiseKernel z=a*x+b*y, sqrt(fabs(x)),
-x[::2]+y[::2] and a broadcast (8192,1)+(1,8192); plus the host cost of a+b on 1000 elements,
-pycuda's and CuPy's timed in interleaved rounds (benchmarks/_host_cost.py).
+x[::2]+y[::2], a broadcast (8192,1)+(1,8192), curandom.rand and randn (write only); plus the
+host cost of a+b on 1000 elements, pycuda's and CuPy's timed in interleaved rounds
+(benchmarks/_host_cost.py).
 Each device figure is the median over rounds of the mean of a burst of launches timed with
 events, after warm-up; bandwidth counts the bytes each operation must move (every input read
 once, every output written once, per kernel launched). The ceiling is a device-to-device copy
-of the same size measured in the same run (bytes read + bytes written).
+of the same size measured in the same run (bytes read + bytes written). x[::2] uses half of
+the bytes the memory moves for it (its 32-byte sectors hold the skipped elements too), so its
+row also gives the share of the copy counting the bytes moved: the useful bytes can reach only
+60% of the copy there.
 
     python benchmarks/arrays.py --json arrays.json
 """
@@ -21,7 +25,7 @@ import numpy as np
 
 import pycuda.autoinit  # noqa: F401
 import pycuda.driver as drv
-from pycuda import cumath, gpuarray
+from pycuda import cumath, curandom, gpuarray
 from pycuda.elementwise import ElementwiseKernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,13 +39,15 @@ Row = tuple[str, float, str]
 
 
 CASES = [
-    # name, bytes moved (float32 elements read + written, per kernel)
-    ("2*x", 8 * N),
-    ("x+y", 12 * N),
-    ("ElementwiseKernel z=a*x+b*y", 12 * N),
-    ("sqrt(fabs(x)) (two kernels)", 16 * N),
-    ("x[::2]+y[::2] (strided)", 6 * N),
-    ("(8192,1)+(1,8192) (broadcast)", 4 * N + 8 * SIDE),
+    # name, bytes used (float32 elements read + written, per kernel), bytes the memory moves
+    ("2*x", 8 * N, None),
+    ("x+y", 12 * N, None),
+    ("ElementwiseKernel z=a*x+b*y", 12 * N, None),
+    ("sqrt(fabs(x)) (two kernels)", 16 * N, None),
+    ("x[::2]+y[::2] (strided)", 6 * N, 10 * N),
+    ("(8192,1)+(1,8192) (broadcast)", 4 * N + 8 * SIDE, None),
+    ("curandom.rand float32 (write only)", 4 * N, None),
+    ("curandom.randn float32 (write only)", 4 * N, None),
 ]
 
 
@@ -63,6 +69,8 @@ def pycuda_ops():
         lambda: cumath.sqrt(cumath.fabs(x)),
         lambda: x[::2] + y[::2],
         lambda: col + row,
+        lambda: curandom.rand((N,), np.float32),
+        lambda: curandom.randn((N,), np.float32),
     ]
     small = gpuarray.to_gpu(np.ones(1000, np.float32))
     copy_dst = gpuarray.empty_like(x)
@@ -89,6 +97,8 @@ def cupy_ops(cp):
         lambda: cp.sqrt(cp.abs(x)),
         lambda: x[::2] + y[::2],
         lambda: col + row,
+        lambda: cp.random.rand(N, dtype=cp.float32),
+        lambda: cp.random.randn(N, dtype=cp.float32),
     ]
     small = cp.ones(1000, cp.float32)
     return ops, (lambda: small + small)
@@ -116,12 +126,15 @@ def main() -> None:
         csync = cp.cuda.Device().synchronize
         theirs = [device_ms(op, csync, cupy_timer(cp)) for op in cops]
         small["cupy  "] = (csmall, csync)
-    for (name, nbytes), ms, cms in zip(CASES, ours, theirs, strict=True):
-        tbs = nbytes / ms / 1e9
-        rows.append((f"pycuda {name}", tbs, f"TB/s ({100 * tbs / copy_tbs:.0f}% of copy)"))
-        if cms is not None:
-            ctbs = nbytes / cms / 1e9
-            rows.append((f"cupy   {name}", ctbs, f"TB/s ({100 * ctbs / copy_tbs:.0f}% of copy)"))
+    for (name, nbytes, moved), ms, cms in zip(CASES, ours, theirs, strict=True):
+        for who, t in (("pycuda", ms), ("cupy  ", cms)):
+            if t is None:
+                continue
+            tbs = nbytes / t / 1e9
+            unit = f"TB/s ({100 * tbs / copy_tbs:.0f}% of copy"
+            if moved is not None:
+                unit += f"; {100 * moved / t / 1e9 / copy_tbs:.0f}% counting the bytes moved"
+            rows.append((f"{who} {name}", tbs, unit + ")"))
     for name, us in host_us(small).items():
         rows.append((f"{name} host cost of a+b, 1000 float32", us, "us"))
 

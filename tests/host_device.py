@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import hashlib
+import itertools
 import os
 import shutil
 import subprocess
@@ -41,6 +42,9 @@ extern "C" void pc_set_index(unsigned b, unsigned t, unsigned nb, unsigned nt) {
     blockIdx.x = b; threadIdx.x = t; gridDim.x = nb; blockDim.x = nt;
     blockIdx.y = blockIdx.z = threadIdx.y = threadIdx.z = 0;
     gridDim.y = gridDim.z = blockDim.y = blockDim.z = 1;
+}
+extern "C" void pc_set_index_y(unsigned b, unsigned t, unsigned nb, unsigned nt) {
+    blockIdx.y = b; threadIdx.y = t; gridDim.y = nb; blockDim.y = nt;
 }
 """
 
@@ -110,16 +114,22 @@ class HostFunction:
         self.kernel.argtypes = [_CTYPES[c] for c in fmt]
         self.kernel.restype = None
         self.grid, self.block = grid, block
+        # (gridDim.y, blockDim.y): kernels whose threads of different y do different work
+        # (the rows kernels) run a 2-D grid, the others a 1-D one.
+        self.y = (1, 1)
         self.launches = 0
 
     def prepared_call(self, grid: Any, block: Any, *args: Any) -> None:
         assert len(args) == len(self.fmt), (self.fmt, args)
         values = [_convert(c, a) for c, a in zip(self.fmt, args, strict=True)]
         self.launches += 1
-        for b in range(self.grid):
-            for t in range(self.block):
-                self.lib.pc_set_index(b, t, self.grid, self.block)
-                self.kernel(*values)
+        for b, t, by, ty in itertools.product(
+            range(self.grid), range(self.block), range(self.y[0]), range(self.y[1])
+        ):
+            self.lib.pc_set_index(b, t, self.grid, self.block)
+            if self.y != (1, 1):
+                self.lib.pc_set_index_y(by, ty, *self.y)
+            self.kernel(*values)
 
     def prepared_async_call(self, grid: Any, block: Any, stream: Any, *args: Any) -> None:
         self.prepared_call(grid, block, *args)
@@ -164,17 +174,13 @@ class HostDevice:
             lib = _LIBS[key] = ctypes.CDLL(so)
         return HostFunction(lib, name, fmt, self.grid, self.block)
 
-    def kernel(self, kind: str, out_dtype: Any, operands: Any, expr: str, p: int) -> HostFunction:
+    def kernel(self, kind: str, out_dtype: Any, operands: Any, expr: str, p: Any) -> HostFunction:
         """Stands in for the element-wise kernel factory (_array_core.seams.kernel)."""
-        if kind == "flat":
-            source = ak.flat_kernel("pycuda_elwise", out_dtype, operands, expr, p)
-            fmt = "P" + "".join(op.arg_char for op in operands) + "q"
-        else:
-            index = "unsigned int" if kind == "strided32" else "long long"
-            source = ak.strided_kernel("pycuda_elwise", out_dtype, operands, expr, p, index)
-            arrays = sum(1 for op in operands if not op.scalar)
-            fmt = "P" + "".join(op.arg_char for op in operands) + "q" + "q" * p * (2 + arrays)
-        return self.compile(source, "pycuda_elwise", fmt)
+        source, fmt = ak.kernel_source(kind, "pycuda_elwise", out_dtype, operands, expr, p)
+        func = self.compile(source, "pycuda_elwise", fmt)
+        if kind.startswith("rows"):
+            func.y = (2, 3)
+        return func
 
     def allocate(self, size: int) -> int:
         # 256-byte aligned, as cuMemAlloc's blocks are; filled with a pattern to catch reads

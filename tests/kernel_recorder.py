@@ -31,14 +31,10 @@ class KernelRecorder:
     def __init__(self) -> None:
         self.sources: dict[str, None] = {}  # an ordered set
 
-    def kernel(self, kind: str, out_dtype: Any, operands: Any, expr: str, p: int) -> _Idle:
+    def kernel(self, kind: str, out_dtype: Any, operands: Any, expr: str, p: Any) -> _Idle:
         """Stands in for the kernel factory: writes the kernel's source as it would."""
         name = "pc_recorded_kernel"
-        if kind == "flat":
-            source = ak.flat_kernel(name, out_dtype, operands, expr, p)
-        else:
-            index = "unsigned int" if kind == "strided32" else "long long"
-            source = ak.strided_kernel(name, out_dtype, operands, expr, p, index)
+        source, _ = ak.kernel_source(kind, name, out_dtype, operands, expr, p)
         self.sources.setdefault(source, None)
         return _Idle()
 

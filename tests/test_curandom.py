@@ -205,6 +205,30 @@ def test_philox_kernels_compile(arch, distribution, dtype):
     assert name.encode() in cubin
 
 
+@pytest.mark.parametrize("k", [1, 2, 3, 8])
+@pytest.mark.parametrize("distribution,dtype", [("uniform", "float32"), ("normal", "float64")])
+def test_philox_kernels_compile_for_any_trip(distribution, dtype, k):
+    name, source = curandom.philox_kernel_source(distribution, dtype, blocks_per_thread=k)
+    assert "fill<pycuda_philox::" in source and f", {k}>(" in source
+    assert name.encode() in nvrtc_compile(source, arch="sm_90", no_extern_c=True)
+
+
+def test_philox_default_trips_and_bad_ones():
+    for distribution, k in _philox.BLOCKS_PER_THREAD.items():
+        assert f", {k}>(" in curandom.philox_kernel_source(distribution, "float32")[1]
+    with pytest.raises(ValueError, match="blocks_per_thread"):
+        curandom.philox_kernel_source("uniform", "float32", blocks_per_thread=0)
+
+
+@pytest.mark.parametrize(
+    "n,per_block,k,blocks",
+    [(1, 4, 4, 1), (4096, 4, 4, 1), (4097, 4, 4, 2), (2**26, 4, 4, 2**14), (2**26, 2, 2, 2**16),
+     (3, 2, 1, 1), (2**50, 4, 1, 2**31 - 1)],
+)  # fmt: skip
+def test_philox_grid_covers_the_values_in_one_trip(n, per_block, k, blocks):
+    assert _philox.philox_grid(n, per_block, k) == (blocks, 1)
+
+
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("cls", curandom.GENERATOR_CLASSES, ids=lambda c: c.__name__)
 def test_generator_kernels_compile(arch, cls):
@@ -314,14 +338,26 @@ HOST_DRIVER = r"""
 #include <pycuda-philox.hpp>
 using namespace pycuda_philox;
 
-template <class Op> void run(unsigned long long n, uint2 key, unsigned grid, unsigned block) {
-    std::vector<typename Op::T> out(n + 8);
+template <class Op, int K>
+void run_k(typename Op::T *out, unsigned long long n, uint2 key, unsigned grid, unsigned block) {
     gridDim = {grid, 1, 1}, blockDim = {block, 1, 1};
     for (unsigned b = 0; b < grid; ++b)
         for (unsigned t = 0; t < block; ++t) {
             blockIdx = {b, 0, 0}, threadIdx = {t, 0, 0};
-            fill<Op>(out.data(), n, key);
+            fill<Op, K>(out, n, key);
         }
+}
+
+int blocks_per_thread = 1;
+
+template <class Op> void run(unsigned long long n, uint2 key, unsigned grid, unsigned block) {
+    std::vector<typename Op::T> out(n + 8);
+    switch (blocks_per_thread) {
+    case 1: run_k<Op, 1>(out.data(), n, key, grid, block); break;
+    case 2: run_k<Op, 2>(out.data(), n, key, grid, block); break;
+    case 4: run_k<Op, 4>(out.data(), n, key, grid, block); break;
+    default: abort();
+    }
     fwrite(out.data(), sizeof(typename Op::T), n, stdout);
 }
 
@@ -330,6 +366,8 @@ int main(int argc, char **argv) {
     const unsigned long long n = strtoull(argv[2], 0, 10);
     const uint2 key = {(unsigned)strtoul(argv[3], 0, 10), (unsigned)strtoul(argv[4], 0, 10)};
     const unsigned grid = atoi(argv[5]), block = atoi(argv[6]);
+    if (argc > 7)
+        blocks_per_thread = atoi(argv[7]);
     switch (op) {
     case 0: run<RawBits>(n, key, grid, block); break;
     case 1: run<UniformHalf>(n, key, grid, block); break;
@@ -372,12 +410,11 @@ def host_fill(tmp_path_factory):
     cmd = [cxx, "-std=c++17", "-O1", f"-I{work}", f"-I{headers}", str(work / "main.cpp")]
     subprocess.run([*cmd, "-o", str(exe)], check=True, capture_output=True)
 
-    def run(distribution, dtype, n, key, grid, block):
+    def run(distribution, dtype, n, key, grid, block, blocks_per_thread=1):
         dtype = np.dtype(dtype)
         args = [str(HOST_OPS[distribution, dtype.name]), str(n), *map(str, key)]
-        raw = subprocess.run(
-            [str(exe), *args, str(grid), str(block)], check=True, capture_output=True
-        ).stdout
+        args += [str(grid), str(block), str(blocks_per_thread)]
+        raw = subprocess.run([str(exe), *args], check=True, capture_output=True).stdout
         return np.frombuffer(raw, dtype=dtype)
 
     return run
@@ -385,9 +422,11 @@ def host_fill(tmp_path_factory):
 
 @pytest.mark.parametrize("dtype", ["uint32", "float16", "float32", "float64"])
 @pytest.mark.parametrize("n,grid,block", [(1, 1, 32), (7, 2, 32), (1000, 1, 64), (4099, 3, 32)])
-def test_host_build_of_uniform_fill_matches_reference(host_fill, dtype, n, grid, block):
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_host_build_of_uniform_fill_matches_reference(host_fill, dtype, n, grid, block, k):
+    """Any grid and any number of Philox blocks per thread write the same values."""
     key = (0xDEADBEEF, 0x01234567)
-    got = host_fill("uniform", dtype, n, key, grid, block)
+    got = host_fill("uniform", dtype, n, key, grid, block, k)
     expected = ref_uniform(words_for(n, np.dtype(dtype), key), np.dtype(dtype))[:n]
     assert got.shape == (n,)
     assert np.array_equal(got, expected)
@@ -395,9 +434,10 @@ def test_host_build_of_uniform_fill_matches_reference(host_fill, dtype, n, grid,
 
 @pytest.mark.parametrize("dtype,tol", [("float16", 2e-3), ("float32", 1e-5), ("float64", 1e-12)])
 @pytest.mark.parametrize("n,grid,block", [(3, 1, 32), (1001, 2, 64)])
-def test_host_build_of_normal_fill_matches_reference(host_fill, dtype, tol, n, grid, block):
+@pytest.mark.parametrize("k", [1, 2])
+def test_host_build_of_normal_fill_matches_reference(host_fill, dtype, tol, n, grid, block, k):
     key = (77, 0)
-    got = host_fill("normal", dtype, n, key, grid, block).astype(np.float64)
+    got = host_fill("normal", dtype, n, key, grid, block, k).astype(np.float64)
     expected = ref_normal(words_for(n, np.dtype(dtype), key), np.dtype(dtype))[:n]
     np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
 
@@ -492,8 +532,7 @@ def fake_driver(monkeypatch):
         lambda d, t: (
             FakeModule(curandom.philox_kernel_source(d, t)[1], True)
             .get_function(curandom.philox_kernel_source(d, t)[0])
-            .prepare("PQII"),
-            24,
+            .prepare("PQII")
         ),
     )
     monkeypatch.setattr(curandom.drv, "mem_alloc", lambda n: FakeArray(n, np.uint8).gpudata)
@@ -511,11 +550,12 @@ def test_rand_launches(fake_driver):
     assert a.shape == (1000, 3) and a.dtype == np.float64
     name, grid, block, args = fake_driver[-1]
     assert name == "pycuda_philox_uniform_float64" and block == (256, 1, 1)
-    assert grid == (6, 1)  # 1500 doubles pairs over 256-thread blocks
+    assert grid == (2, 1)  # 1500 pairs of doubles, 4 per thread, in 256-thread blocks
     assert args[1:] == (3000, 9, 2**8)
     curandom.randn(2**30, stream="stream")
     name, grid, block, args = fake_driver[-1]
-    assert name == "pycuda_philox_normal_float32" and grid == (24, 1)  # one wave
+    # One trip per thread: 2**28 Philox blocks, 2 per thread, 256 threads per block.
+    assert name == "pycuda_philox_normal_float32" and grid == (2**19, 1)
     n_launches = len(fake_driver)
     assert curandom.rand((0, 5)).size == 0
     assert len(fake_driver) == n_launches
@@ -720,6 +760,26 @@ def test_randn_matches_box_muller_reference(ctx, dtype, rtol, atol, n):
     expected = ref_normal(words_for(n, dtype, _philox._philox_key(77)), dtype)[:n]
     assert got.dtype == dtype
     np.testing.assert_allclose(got.astype(np.float64), expected, rtol=rtol, atol=atol)
+
+
+@gpu
+@pytest.mark.parametrize("k", [1, 2, 4, 8])
+@pytest.mark.parametrize("dtype", [np.uint32, np.float64])
+def test_fill_trips_and_grids_write_the_same_values(ctx, k, dtype):
+    """Each number of blocks per thread, on its own grid and on grids that must stride."""
+    from pycuda import gpuarray
+    from pycuda.compiler import SourceModule
+
+    dtype = np.dtype(dtype)
+    n, key = 3 * 2**16 + 5, (12345, 678)
+    name, source = _philox.philox_kernel_source("uniform", dtype, blocks_per_thread=k)
+    func = SourceModule(source, no_extern_c=True).get_function(name).prepare("PQII")
+    expected = ref_uniform(words_for(n, dtype, key), dtype)[:n].view(f"u{dtype.itemsize}")
+    per_block = 2 if dtype == np.float64 else 4
+    for grid in (_philox.philox_grid(n, per_block, k), (1, 1), (7, 1)):
+        out = gpuarray.empty(n, dtype)
+        func.prepared_call(grid, (256, 1, 1), out.gpudata, np.uint64(n), *map(np.uint32, key))
+        assert np.array_equal(out.get().view(f"u{dtype.itemsize}"), expected), grid
 
 
 @gpu

@@ -15,6 +15,7 @@ import pytest
 from pycuda import _array_core, gpuarray
 from pycuda import _array_kernels as ak
 from pycuda._dtype_rules import BINARY_OPS, binary_op_dtypes, unary_result_dtype
+from pycuda._kernel_layout import RowsLayout
 from pycuda.compiler import compile as cuda_compile
 from pycuda.gpuarray import GPUArray
 
@@ -235,18 +236,22 @@ def test_contiguous_add_takes_the_wide_flat_path(recorder):
     assert operands[1].scalar and args[2] == np.float32(2.0)
 
 
-def test_broadcast_and_strided_operands_take_the_strided_path(recorder):
+def test_broadcast_and_strided_operands_take_the_rows_or_strided_path(recorder):
     col, row = GPUArray((5, 1), np.float64), GPUArray((1, 7), np.int32)
     out = col + row
     assert out.shape == (5, 7) and out.dtype == np.float64
-    kind, _, operands, _, ndim, args = recorder.calls[-1]
+    kind, _, operands, _, rows, args = recorder.calls[-1]
+    # Rows of 7 float64 at 56-byte strides: too misaligned for wide accesses.
+    assert (kind, rows) == ("rows32", RowsLayout(2, 1, "cbc"))
+    # z, p0, p1, rows, length, d0, zs0, ps0_0, ps1_0, zsi, psi0, psi1
+    assert args[3:] == (5, 7, 5, 56, 8, 0, 8, 0, 4)
+    wide = GPUArray((6, 1), np.float32) * GPUArray((1, 8), np.float32)
+    kind, _, _, _, rows, args = recorder.calls[-1]
+    assert (kind, rows) == ("rows32", RowsLayout(2, 4, "cbc")) and wide.shape == (6, 8)
+    # Rows of 5 would leave 3 of 8 threads idle: the element-wise strided kernel.
+    GPUArray((5, 6), np.float32).T - 1
+    kind, _, _, _, ndim, args = recorder.calls[-1]
     assert (kind, ndim) == ("strided32", 2)
-    # z, p0, p1, n, d0, d1, zs0, zs1, ps0_0, ps0_1, ps1_0, ps1_1
-    assert args[3:] == (35, 5, 7, 56, 8, 8, 0, 0, 4)
-    t = GPUArray((4, 6), np.float32).T
-    t - 1
-    kind, *_rest, args = recorder.calls[-1]
-    assert kind == "strided32"
 
 
 def test_result_dtypes_follow_numpy(recorder):
@@ -289,12 +294,16 @@ def test_bad_operands_raise_numpy_errors(recorder):
 
 
 def test_strided_kernels_split_indices_in_32_bits_below_2_31(recorder, monkeypatch):
-    a = GPUArray((4, 6), np.float32)
-    a[:, ::2] + 1
+    a = GPUArray((4, 10), np.float32)
+    a[:, ::2] + 1  # rows of 5
     assert recorder.calls[-1][0] == "strided32"
-    monkeypatch.setattr(_array_core, "_INDEX32_LIMIT", 10)
+    a[:, ::3] + 1  # rows of 4
+    assert recorder.calls[-1][0] == "rows32"
+    monkeypatch.setattr(_array_core, "_INDEX32_LIMIT", 4)
     a[:, ::2] + 1
     assert recorder.calls[-1][0] == "strided"
+    a[:, ::3] + 1
+    assert recorder.calls[-1][0] == "rows"
 
 
 def test_in_place_overlap_copies_first(recorder):

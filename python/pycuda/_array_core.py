@@ -27,13 +27,13 @@ import numpy as np
 
 from pycuda import _default_allocator, _driver, compiler
 from pycuda import driver as drv
-from pycuda._array_kernels import Operand, flat_source, strided_source
+from pycuda._array_kernels import HELPERS, Operand, kernel_source
 from pycuda._broadcast import broadcast_strides
 from pycuda._dtypes import scalar_value  # noqa: F401 - the modules' scalar operands
-from pycuda._kernel_layout import kernel_layout, vector_width
+from pycuda._kernel_layout import kernel_layout, rows_launch, rows_layout, vector_width
 from pycuda._launch_config import LaunchConfig, grid_stride_config, just_enough_config
 from pycuda._nvtx import AUTO, AutoRange
-from pycuda._shape import compact_strides, like_strides, span_bytes
+from pycuda._shape import compact_strides, like_strides, size_of, span_bytes
 from pycuda.tools import context_dependent_memoize, context_dependent_memoized_functions
 
 ArrayBase = _driver.ArrayBase
@@ -145,17 +145,10 @@ def device_launch_config(
 
 @context_dependent_memoize
 def _compiled_kernel(
-    kind: str, out_dtype: np.dtype, operands: tuple[Operand, ...], expr: str, p: int
+    kind: str, out_dtype: np.dtype, operands: tuple[Operand, ...], expr: str, p: Any
 ) -> Any:
-    if kind == "flat":
-        source = flat_source(KERNEL_NAME, out_dtype, operands, expr, p)
-        fmt = "P" + "".join(op.arg_char for op in operands) + "q"
-    else:
-        index = "unsigned int" if kind == "strided32" else "long long"
-        source = strided_source(KERNEL_NAME, out_dtype, operands, expr, p, index)
-        arrays = builtins.sum(1 for op in operands if not op.scalar)
-        fmt = "P" + "".join(op.arg_char for op in operands) + "q" + "q" * p * (2 + arrays)
-    func = compiler.SourceModule(source, no_extern_c=True).get_function(KERNEL_NAME)
+    source, fmt = kernel_source(kind, KERNEL_NAME, out_dtype, operands, expr, p)
+    func = compiler.SourceModule(HELPERS + source, no_extern_c=True).get_function(KERNEL_NAME)
     func.prepare(fmt)
     return func
 
@@ -166,7 +159,8 @@ class Seams:
     A test that replaces one also starts with an empty ``STATES`` (they are kept there)."""
 
     kernel: Callable[..., Any] = staticmethod(_compiled_kernel)
-    """``kernel(kind, out_dtype, operands, expr, p)``: the prepared element-wise kernel."""
+    """``kernel(kind, out_dtype, operands, expr, p)``: the prepared element-wise kernel
+    (``_array_kernels.kernel_source`` names the kinds)."""
     default_allocator: Callable[[], Callable[[int], Any]] = staticmethod(_chosen_allocator)
     """The allocator of a new context's arrays (the allocate of its DeviceMemoryPool, unless
     ``pycuda.tools.set_default_allocator`` or ``$PYCUDA_DEFAULT_ALLOCATOR`` chose another)."""
@@ -296,6 +290,42 @@ def _layout(shape: tuple[int, ...], strides: tuple[Any, ...], itemsizes: tuple[i
     return kernel_layout(shape, strides, itemsizes)
 
 
+@functools.lru_cache(maxsize=1024)
+def _rows_plan(layout: Any, itemsizes: tuple[int, ...], alignments: tuple[int, ...]) -> Any:
+    """``(RowsLayout, (grid, block))`` of a strided ``layout`` whose operands start at
+    addresses of these residues mod 16 (all the widths depend on), or None where its rows
+    are too short for a rows kernel."""
+    rl = rows_layout(layout, itemsizes, alignments)
+    geometry = rows_launch(size_of(layout.shape[:-1]), layout.shape[-1], rl.width)
+    return None if geometry is None else (rl, geometry)
+
+
+def _rows_launch(
+    out: Any,
+    layout: Any,
+    itemsizes: list[int],
+    addresses: list[int],
+    args: list[Any],
+    ops: tuple[Operand, ...],
+    expr: str,
+    stream: Any,
+) -> bool:
+    """Launch the rows kernel of a strided ``layout`` (``args``: the pointers and scalars,
+    then ``n``); False, launching nothing, where its rows are too short for it."""
+    plan = _rows_plan(layout, tuple(itemsizes), tuple(a & 15 for a in addresses))
+    if plan is None:
+        return False
+    rl, (grid, block) = plan
+    rows = out.size // layout.shape[-1]
+    row_args = args[:-1] + [rows, layout.shape[-1], *layout.shape[:-1]]
+    for s in layout.strides:
+        row_args += s[:-1]
+    row_args += [s[-1] for s in layout.strides]
+    kind = "rows32" if rows < _INDEX32_LIMIT else "rows"
+    launch(seams.kernel(kind, out.dtype, ops, expr, rl), grid, block, stream, row_args)
+    return True
+
+
 def elementwise(out: Any, inputs: Sequence[Any], expr: str, stream: Any = None) -> None:
     """``out[...] = expr(inputs)`` element by element; inputs are arrays (broadcast to
     ``out.shape``) or ``(value, dtype)`` scalars."""
@@ -333,6 +363,8 @@ def elementwise(out: Any, inputs: Sequence[Any], expr: str, stream: Any = None) 
         func = seams.kernel("flat", out.dtype, ops, expr, width)
         grid, block = grid_block(n, width)
         launch(func, grid, block, stream, args)
+        return
+    if _rows_launch(out, layout, itemsizes, addresses, args, ops, expr, stream):
         return
     args += list(layout.shape)
     for s in layout.strides:

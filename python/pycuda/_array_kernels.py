@@ -1,14 +1,19 @@
 """CUDA C sources of GPUArray's element-wise kernels: one output, array and scalar operands.
 
 Every operation of ``gpuarray`` and ``cumath`` is one C expression over the operands ``x0, x1,
-...`` (already read from memory), wrapped in one of two loops:
+...`` (already read from memory), wrapped in one of three loops:
 
 - the flat loop (every operand contiguous, see ``_kernel_layout``): a grid-stride loop that moves
   ``width`` elements per operand at a time as one aligned 16-byte (or narrower) access, which is
   what runs at memory bandwidth, then finishes the tail element by element;
-- the strided loop: a grid-stride loop over the merged (collapsed) axes, whose lengths and each
-  operand's byte strides arrive as kernel arguments, so one compiled kernel serves every shape
-  of the same number of merged axes.
+- the rows loop (``rows_kernel``): the merged (collapsed) axes seen as rows along the last one,
+  a thread per ``width`` neighbouring elements of a row, so the index arithmetic is paid per
+  row and operands contiguous along the rows move as wide accesses (broadcasts, strided views);
+- the strided loop: a grid-stride loop over the merged axes, element by element (rows too
+  short to fill a block's threads).
+
+The lengths and byte strides of the merged axes arrive as kernel arguments, so one compiled
+kernel serves every shape of the same number of merged axes.
 
 Casts follow NumPy (complex to real keeps the real part); operands compute in their dtype's
 compute dtype (``pycuda._dtypes``: float16 and bfloat16 in float32). This module only writes
@@ -22,12 +27,14 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from pycuda import _dtypes
 from pycuda._c_types import dtype_to_ctype
 from pycuda._dtype_rules import kind_of
+from pycuda._kernel_layout import CONTIGUOUS, STRIDED, RowsLayout
 
 # Device helpers every generated kernel includes: NumPy's casts and its integer and float
 # semantics where C's differ (floor division, modulo, shifts, integer powers, complex order).
@@ -239,18 +246,6 @@ def flat_source(
     return HELPERS + flat_kernel(name, out_dtype, operands, expression, width)
 
 
-def strided_source(
-    name: str,
-    out_dtype: np.dtype,
-    operands: Sequence[Operand],
-    expression: str,
-    ndim: int,
-    index: str = "long long",
-) -> str:
-    """:data:`HELPERS` and :func:`strided_kernel`: a complete source."""
-    return HELPERS + strided_kernel(name, out_dtype, operands, expression, ndim, index)
-
-
 def flat_kernel(
     name: str, out_dtype: np.dtype, operands: Sequence[Operand], expression: str, width: int
 ) -> str:
@@ -358,6 +353,157 @@ extern "C" __global__ void {name}({", ".join(params)})
     }}
 }}
 """
+
+
+def rows_kernel(
+    name: str,
+    out_dtype: np.dtype,
+    operands: Sequence[Operand],
+    expression: str,
+    rows: RowsLayout,
+    index: str = "long long",
+) -> str:
+    """A kernel over rows of a merged layout (``_kernel_layout.RowsLayout``): thread ``(x, y)``
+    of the grid computes elements ``x*width ... x*width + width - 1`` of row ``y`` (striding
+    over both), so the per-element index arithmetic of :func:`strided_kernel` becomes, per
+    row, a split of the row number over the ``ndim - 1`` outer axes; contiguous operands move
+    ``width`` elements per access and broadcast ones are read once per access (``width`` > 1
+    only where no operand is strided along the rows).
+
+    Parameters: ``z, <operands>, long long rows, long long length``, the outer axis lengths
+    ``d0...``, the output's outer byte strides ``zs0...`` and each array operand ``k``'s
+    ``ps{k}_0...``, then the innermost byte strides ``zsi`` and each array operand's
+    ``psi{k}``. ``index`` splits row numbers, as for :func:`strided_kernel`.
+    """
+    out_t = dtype_to_ctype(out_dtype)
+    outer, width = rows.ndim - 1, rows.width
+    arrays = [k for k, op in enumerate(operands) if not op.scalar]
+    if len(rows.inner) != 1 + len(arrays):
+        raise ValueError(f"inner classes {rows.inner!r} do not match {len(arrays)} array operands")
+    if width > 1 and STRIDED in rows.inner:
+        raise ValueError("strided operands take element accesses (width 1)")
+    cls = dict(zip(["z", *arrays], rows.inner, strict=True))
+    params = ["char *z"] + [
+        f"const {compute_ctype(op.dtype)} s{k}" if op.scalar else f"const char *p{k}"
+        for k, op in enumerate(operands)
+    ]
+    params += ["long long rows", "long long length"]
+    params += [f"long long d{a}" for a in range(outer)]
+    params += [f"long long zs{a}" for a in range(outer)]
+    for k in arrays:
+        params += [f"long long ps{k}_{a}" for a in range(outer)]
+    params += ["long long zsi"] + [f"long long psi{k}" for k in arrays]
+    offsets = ["oz"] + [f"o{k}" for k in arrays]
+    strides = ["zs{a}"] + [f"ps{k}_{{a}}" for k in arrays]
+    steps = []
+    for a in range(outer - 1, -1, -1):
+        adds = " ".join(
+            f"{o} += idx * {st.format(a=a)};" for o, st in zip(offsets, strides, strict=True)
+        )
+        if a:
+            steps.append(
+                f"{{ const {index} q = rem / ({index})d{a};"
+                f" const long long idx = (long long)(rem - q * ({index})d{a});"
+                f" rem = q; {adds} }}"
+            )
+        else:
+            steps.append(f"{{ const long long idx = (long long)rem; {adds} }}")
+    row_start = " ".join(f"long long {o} = 0;" for o in offsets)
+    if outer:
+        row_start = f"{index} rem = ({index})r; {row_start} {' '.join(steps)}"
+
+    def element_reads(e: str) -> str:
+        """Reads of element ``e`` of the row (any class, through the inner strides)."""
+        reads = []
+        for k, op in enumerate(operands):
+            if op.scalar:
+                reads.append(f"const {compute_ctype(op.dtype)} x{k} = s{k};")
+            else:
+                t = dtype_to_ctype(op.dtype)
+                reads.append(f"const {t} x{k} = *(const {t} *)(p{k} + o{k} + ({e}) * psi{k});")
+        return " ".join(reads)
+
+    element = f"{element_reads('e')} *({out_t} *)(z + oz + e * zsi) = {expression};"
+    if width == 1:
+        body = f"const long long e = c; {element}"
+    else:
+        loads, reads = [], []
+        for k, op in enumerate(operands):
+            t = dtype_to_ctype(op.dtype)
+            if op.scalar:
+                reads.append(f"const {compute_ctype(op.dtype)} x{k} = s{k};")
+            elif cls[k] == CONTIGUOUS:
+                pack = f"pc_pack<{t}, {width}>"
+                loads.append(
+                    f"const {pack} r{k} = *(const {pack} *)(p{k} + o{k} + j * (long long)"
+                    f"sizeof({t}));"
+                )
+                reads.append(f"const {t} x{k} = r{k}.v[e];")
+            else:
+                loads.append(f"const {t} r{k} = *(const {t} *)(p{k} + o{k});")
+                reads.append(f"const {t} x{k} = r{k};")
+        if cls["z"] == CONTIGUOUS:
+            pack = f"pc_pack<{out_t}, {width}>"
+            prep, store = f"{pack} rz;", "rz.v[e]"
+            done = f"*({pack} *)(z + oz + j * (long long)sizeof({out_t})) = rz;"
+        else:
+            prep, store, done = "", f"*({out_t} *)(z + oz + (j + e) * zsi)", ""
+        body = f"""const long long j = c * {width};
+            if (j + {width} <= length) {{
+                {" ".join(loads)}
+                {prep}
+#pragma unroll
+                for (int e = 0; e < {width}; ++e) {{
+                    {" ".join(reads)}
+                    {store} = {expression};
+                }}
+                {done}
+            }} else {{
+                for (long long e = j; e < length; ++e) {{ {element} }}
+            }}"""
+    return f"""
+extern "C" __global__ void {name}({", ".join(params)})
+{{
+    const long long vectors = (length + {width - 1}) / {width};
+    for (long long r = (long long)blockIdx.y * blockDim.y + threadIdx.y; r < rows;
+         r += (long long)gridDim.y * blockDim.y) {{
+        {row_start}
+        for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < vectors;
+             c += (long long)gridDim.x * blockDim.x) {{
+            {body}
+        }}
+    }}
+}}
+"""
+
+
+def kernel_source(
+    kind: str,
+    name: str,
+    out_dtype: np.dtype,
+    operands: Sequence[Operand],
+    expression: str,
+    p: Any,
+) -> tuple[str, str]:
+    """``(source without HELPERS, prepare() format)`` of a GPUArray element-wise kernel.
+
+    ``kind``: ``"flat"`` (``p``: the access width), ``"strided"``/``"strided32"`` (``p``: the
+    number of merged axes) or ``"rows"``/``"rows32"`` (``p``: a ``RowsLayout``); the ``32``
+    kinds split indices in 32 bits.
+    """
+    chars = "".join(op.arg_char for op in operands)
+    arrays = sum(1 for op in operands if not op.scalar)
+    index = "unsigned int" if kind.endswith("32") else "long long"
+    if kind == "flat":
+        return flat_kernel(name, out_dtype, operands, expression, p), "P" + chars + "q"
+    if kind in ("strided", "strided32"):
+        source = strided_kernel(name, out_dtype, operands, expression, p, index)
+        return source, "P" + chars + "q" + "q" * p * (2 + arrays)
+    if kind in ("rows", "rows32"):
+        source = rows_kernel(name, out_dtype, operands, expression, p, index)
+        outer = p.ndim - 1
+        return source, "P" + chars + "qq" + "q" * outer * (2 + arrays) + "q" * (1 + arrays)
+    raise ValueError(f"unknown element-wise kernel kind {kind!r}")
 
 
 # {{{ C expressions of NumPy's operations

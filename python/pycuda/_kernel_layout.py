@@ -97,3 +97,97 @@ def vector_width(itemsize: int, addresses: Sequence[int], max_bytes: int = 16) -
     ):
         width *= 2
     return width
+
+
+# Where an operand's elements lie along the innermost merged axis of a rows kernel.
+CONTIGUOUS, BROADCAST, STRIDED = "c", "b", "s"
+# Threads of a rows kernel's block; a warp takes 32 neighbouring vectors of one row.
+ROWS_BLOCK = 256
+# Rows of fewer than 32 vectors (less than a warp) whose padding to a power of two would leave
+# more than this part of the threads idle keep the element-wise strided kernel.
+_MAX_IDLE = 0.25
+_MAX_GRID_X, _MAX_GRID_Y = 2**31 - 1, 65535
+
+
+@dataclass(frozen=True)
+class RowsLayout:
+    """What a rows kernel (``_array_kernels.rows_kernel``) is compiled for.
+
+    The merged loop is seen as rows (every axis but the last, ``ndim - 1`` of them) of
+    ``shape[-1]`` elements. ``inner`` holds one of ``CONTIGUOUS`` (stride = itemsize),
+    ``BROADCAST`` (stride 0) or ``STRIDED`` per array operand, output first; each thread
+    handles ``width`` neighbouring elements of a row, with one ``width``-element access per
+    contiguous operand and one read per broadcast one.
+    """
+
+    ndim: int
+    width: int
+    inner: str
+
+
+def inner_class(stride: int, itemsize: int) -> str:
+    """``CONTIGUOUS``, ``BROADCAST`` or ``STRIDED``: how an operand walks the innermost axis."""
+    if stride == itemsize:
+        return CONTIGUOUS
+    return BROADCAST if stride == 0 else STRIDED
+
+
+def rows_layout(
+    layout: KernelLayout, itemsizes: Sequence[int], addresses: Sequence[int]
+) -> RowsLayout:
+    """The rows kernel for ``layout``, whose operands start at ``addresses`` (after the
+    layout's offsets; output first, array operands only).
+
+    The width is the widest access every contiguous operand allows at the start of every row
+    (its address and its strides along the outer axes aligned, at most 16 bytes), and no more
+    than a row holds; 1 when no operand is contiguous along the rows, and 1 when one is
+    strided: a warp's access to element ``e`` of each thread's ``width`` would then touch as
+    many sectors as one of all its elements (``x[::2]``: 32 sectors for 4 bytes of each), so
+    the loads of ``width`` elements would cost ``width`` times the cache lookups of one access
+    per thread to neighbouring elements.
+    """
+    if not len(itemsizes) == len(addresses) == len(layout.strides):
+        raise ValueError("need one itemsize and one address per operand")
+    inner = "".join(
+        inner_class(strides[-1], size)
+        for strides, size in zip(layout.strides, itemsizes, strict=True)
+    )
+    width = 16
+    for cls, strides, size, address in zip(
+        inner, layout.strides, itemsizes, addresses, strict=True
+    ):
+        if cls == CONTIGUOUS:
+            width = min(width, vector_width(size, [address, *strides[:-1]]))
+    if CONTIGUOUS not in inner or STRIDED in inner:
+        width = 1
+    while width > layout.shape[-1]:
+        width //= 2
+    return RowsLayout(layout.ndim, width, inner)
+
+
+def rows_launch(
+    rows: int, length: int, width: int
+) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
+    """``(grid, block)`` of a rows kernel over ``rows`` rows of ``length`` elements, or None
+    for short rows that would leave too many threads idle (the element-wise strided kernel
+    serves them).
+
+    Thread ``(x, y)`` takes vector ``x`` (elements ``x*width ...``) of row ``y``; ``blockDim.x``
+    is the power of two of at most ``ROWS_BLOCK`` that pads the row's vectors least (the
+    widest among equals), the rest of the block takes further rows. Every thread makes one
+    vector; past the grid's limits the kernel's loops stride.
+    """
+    if rows < 1 or length < 1 or width < 1:
+        raise ValueError(f"need positive rows, length and width, got {rows}, {length}, {width}")
+    vectors = -(-length // width)
+    if vectors >= 32:
+        candidates = [32, 64, 128, ROWS_BLOCK]
+    else:
+        candidates = [1 << (vectors - 1).bit_length()]
+    bx = min(candidates, key=lambda b: (-(-vectors // b) * b, -b))
+    padded = -(-vectors // bx) * bx
+    if vectors < 32 and padded - vectors > _MAX_IDLE * padded:
+        return None
+    by = ROWS_BLOCK // bx
+    grid = (min(-(-vectors // bx), _MAX_GRID_X), min(-(-rows // by), _MAX_GRID_Y), 1)
+    return grid, (bx, by, 1)

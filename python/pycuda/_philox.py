@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-import pycuda.driver as drv
 from pycuda import _array_core as core
 from pycuda import compiler
 from pycuda._dtypes import includes, info
@@ -84,10 +83,21 @@ _PHILOX_OPS = {
     ("normal", "float32"): ("NormalFloat", np.dtype(np.float32)),
     ("normal", "float64"): ("NormalDouble", np.dtype(np.float64)),
 }
+# Philox blocks each thread makes per trip. Several spread a thread's fixed cost (its index,
+# the round keys) and give each thread independent rounds to interleave; the uniform fills are
+# light enough to take four, the Box-Muller ones (logs, roots, sines) two.
+BLOCKS_PER_THREAD = {"uniform": 4, "normal": 2}
+MAX_GRID = 2**31 - 1
 
 
-def philox_kernel_source(distribution: str, dtype: Any) -> tuple[str, str]:
-    """(kernel name, CUDA source) of the fill behind ``rand``/``randn`` for ``dtype``."""
+def philox_kernel_source(
+    distribution: str, dtype: Any, blocks_per_thread: int | None = None
+) -> tuple[str, str]:
+    """(kernel name, CUDA source) of the fill behind ``rand``/``randn`` for ``dtype``.
+
+    ``blocks_per_thread``: Philox blocks per thread and trip (default
+    ``BLOCKS_PER_THREAD[distribution]``); the values written do not depend on it.
+    """
     dtype = np.dtype(dtype)
     try:
         op, written = _PHILOX_OPS[distribution, dtype.name]
@@ -97,28 +107,37 @@ def philox_kernel_source(distribution: str, dtype: Any) -> tuple[str, str]:
             f"{'rand' if distribution == 'uniform' else 'randn'} does not generate "
             f"{dtype.name}; expected one of {', '.join(allowed)}"
         ) from None
+    k = BLOCKS_PER_THREAD[distribution] if blocks_per_thread is None else int(blocks_per_thread)
+    if k < 1:
+        raise ValueError(f"blocks_per_thread must be positive, got {blocks_per_thread}")
     name = f"pycuda_philox_{distribution}_{dtype.name}"
     ctype = info(written).c_name
     source = f"""{includes([written])}#include <pycuda-philox.hpp>
 extern "C" __global__ void __launch_bounds__({_BLOCK})
 {name}({ctype} *out, unsigned long long n, unsigned int k0, unsigned int k1)
 {{
-    pycuda_philox::fill<pycuda_philox::{op}>(out, n, make_uint2(k0, k1));
+    pycuda_philox::fill<pycuda_philox::{op}, {k}>(out, n, make_uint2(k0, k1));
 }}
 """
     return name, source
 
 
+def philox_grid(n: int, per_block: int, blocks_per_thread: int) -> tuple[int, int]:
+    """The grid of a fill of ``n`` values: one trip of every thread covers them all.
+
+    ``per_block``: values per Philox block (4, or 2 for float64). Blocks of ``_BLOCK`` threads
+    each make ``blocks_per_thread`` Philox blocks; beyond ``MAX_GRID`` thread blocks the kernel
+    strides.
+    """
+    philox_blocks = -(-n // per_block)
+    return max(1, min(-(-philox_blocks // (_BLOCK * blocks_per_thread)), MAX_GRID)), 1
+
+
 @context_dependent_memoize
-def _philox_function(distribution: str, dtype_name: str) -> tuple[Any, int]:
-    """The prepared fill kernel, and how many of its blocks fill the device once."""
+def _philox_function(distribution: str, dtype_name: str) -> Any:
+    """The prepared fill kernel."""
     name, source = philox_kernel_source(distribution, dtype_name)
-    func = compiler.SourceModule(source, no_extern_c=True).get_function(name).prepare("PQII")
-    # A grid-stride loop over one full wave of resident blocks: no partial last wave.
-    resident = max(1, func.max_active_blocks_per_multiprocessor(_BLOCK))
-    device = drv.Context.get_device()
-    sms = int(device.get_attribute(int(drv.device_attribute.MULTIPROCESSOR_COUNT)))
-    return func, resident * sms
+    return compiler.SourceModule(source, no_extern_c=True).get_function(name).prepare("PQII")
 
 
 def _philox_key(seed: int | None) -> tuple[int, int]:
@@ -140,9 +159,8 @@ def _philox_fill(distribution: str, shape: Any, dtype: Any, stream: Any, seed: A
     if n == 0:
         return result
     per_block = 2 if dtype == np.float64 else 4
-    func, full_wave = _philox_function(distribution, dtype.name)
-    thread_count = -(-n // per_block)
-    grid = (max(1, min(-(-thread_count // _BLOCK), full_wave)), 1)
+    func = _philox_function(distribution, dtype.name)
+    grid = philox_grid(n, per_block, BLOCKS_PER_THREAD[distribution])
     args = (result.gpudata, np.uint64(n), np.uint32(key[0]), np.uint32(key[1]))
     if stream is None:
         func.prepared_call(grid, (_BLOCK, 1, 1), *args)

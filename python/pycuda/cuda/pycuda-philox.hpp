@@ -1,8 +1,8 @@
 // pycuda-philox.hpp: Philox4x32-10 (Salmon et al., SC'11) and the fill kernels of curandom.rand
 //
 // Counter-based: output block g of a stream with key k is philox4x32_10((g_lo, g_hi, 0, 0), k),
-// four 32-bit words. Each thread computes whole blocks in a grid-stride loop and writes each
-// block's values with one vector store, so a fill runs at the memory's write rate.
+// four 32-bit words. Each thread computes whole blocks and writes each block's values with one
+// vector store, so a fill runs at the memory's write rate.
 // pycuda/curandom.py holds the NumPy reference the tests compare against bit for bit.
 #pragma once
 
@@ -178,17 +178,37 @@ struct NormalHalf {
 };
 
 /// Fill out[0, n) from the stream with key `key`: value i comes from block i / per_block.
+/// A thread block makes a tile of K * blockDim.x consecutive blocks a trip, thread t the blocks
+/// t, t + blockDim.x, ..., so each store of a warp writes 32 neighbouring vectors. Launched with
+/// just enough thread blocks for one trip each (issued in address order, the writes in flight
+/// stay in one compact window of memory); past the grid's limit the loop strides over the rest.
 /// `out` must be aligned to the vector store (GPUArray allocations are).
-template <class Op>
+template <class Op, int K = 1>
 __device__ void fill(typename Op::T* out, unsigned long long n, uint2 key) {
     const unsigned long long blocks = n / Op::per_block;
-    const unsigned long long first = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
-    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-    for (unsigned long long g = first; g < blocks; g += stride)
-        Op::store(out + g * Op::per_block, block_at(g, key));
+    const unsigned long long tile = (unsigned long long)blockDim.x * K;
+    for (unsigned long long g0 = blockIdx.x * tile + threadIdx.x; g0 < blocks;
+         g0 += gridDim.x * tile) {
+        if (g0 + (K - 1) * (unsigned long long)blockDim.x < blocks) {
+            // A whole trip: the K blocks are independent, so their rounds interleave.
+            uint4 w[K];
+#pragma unroll
+            for (int j = 0; j < K; ++j)
+                w[j] = block_at(g0 + (unsigned long long)j * blockDim.x, key);
+#pragma unroll
+            for (int j = 0; j < K; ++j)
+                Op::store(out + (g0 + (unsigned long long)j * blockDim.x) * Op::per_block, w[j]);
+        } else {
+            for (int j = 0; j < K; ++j) {
+                const unsigned long long g = g0 + (unsigned long long)j * blockDim.x;
+                if (g < blocks)
+                    Op::store(out + g * Op::per_block, block_at(g, key));
+            }
+        }
+    }
     // The last, partial block: one thread writes it element by element.
     const unsigned long long done = blocks * Op::per_block;
-    if (first == 0 && done < n) {
+    if (blockIdx.x == 0 && threadIdx.x == 0 && done < n) {
         typename Op::T v[Op::per_block];
         Op::values(block_at(blocks, key), v);
         for (unsigned long long i = done; i < n; ++i)
