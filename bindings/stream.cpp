@@ -7,8 +7,27 @@
 #include "core/stream.hpp"
 
 #include <cstdint>
+#include <string_view>
 
 namespace pycuda::bindings {
+
+namespace {
+
+/// Whether `cls` was defined by pycuda (the extension's classes, GPUArray and the others).
+bool is_pycuda_class(nb::handle cls) {
+    nb::object module = nb::getattr(cls, "__module__", nb::none());
+    if (!PyUnicode_Check(module.ptr()))
+        return false;
+    const char* text = PyUnicode_AsUTF8(module.ptr());
+    if (text == nullptr) {
+        PyErr_Clear();
+        return false;
+    }
+    std::string_view name = text;
+    return name == "pycuda" || name.starts_with("pycuda.");
+}
+
+} // namespace
 
 CUstream stream_handle(nb::handle obj) {
     if (obj.is_none())
@@ -23,7 +42,7 @@ CUstream stream_handle(nb::handle obj) {
     // given an event as a stream corrupts memory: only foreign objects are read by attribute.
     // (Python subclasses count too: a GPUArray's .ptr is a device address, not a stream.)
     for (nb::handle base : obj.type().attr("__mro__"))
-        if (nb::type_check(base))
+        if (is_pycuda_class(base))
             throw nb::type_error(("stream must be None or a pycuda.driver.Stream, got " +
                                   nb::cast<std::string>(nb::type_name(obj.type())))
                                      .c_str());
