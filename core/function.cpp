@@ -19,13 +19,27 @@ Function::Function(ModulePtr module, const std::string& name)
     param_info();
 }
 
+namespace {
+
+// The driver reads a function attribute out of range as an index: it crashes, not refuses.
+void check_function_attribute(CUfunction_attribute attr) {
+    if (attr < 0 || attr >= CU_FUNC_ATTRIBUTE_MAX)
+        throw std::invalid_argument("function attribute " + std::to_string(int(attr)) +
+                                    " is not a function_attribute (0 to " +
+                                    std::to_string(int(CU_FUNC_ATTRIBUTE_MAX) - 1) + ")");
+}
+
+} // namespace
+
 int Function::attribute(CUfunction_attribute attr) const {
+    check_function_attribute(attr);
     int value = 0;
     PYCUDA_CALL(cuFuncGetAttribute, &value, attr, handle_);
     return value;
 }
 
 void Function::set_attribute(CUfunction_attribute attr, int value) {
+    check_function_attribute(attr);
     PYCUDA_CALL(cuFuncSetAttribute, handle_, attr, value);
 }
 

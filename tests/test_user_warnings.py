@@ -67,7 +67,9 @@ def test_compiler_messages_point_at_the_compile_call(tmp_path, monkeypatch):
         warnings.simplefilter("always")
         line = inspect.currentframe().f_lineno + 1
         C.compile(_fresh(SMALL), arch="sm_90", options=["--ptxas-options=-v"], cache_dir=False)
-    [w] = [w for w in caught if "ptxas info" in str(w.message)]
+    found = [w for w in caught if "ptxas info" in str(w.message)]
+    assert len(found) == 1, [f"{w.category.__name__}: {str(w.message)[:300]}" for w in caught]
+    [w] = found
     assert (w.filename, w.lineno) == (__file__, line)
 
 
@@ -82,5 +84,7 @@ def test_compiler_messages_point_at_the_source_module(monkeypatch):
         warnings.simplefilter("always")
         line = inspect.currentframe().f_lineno + 1
         C.SourceModule(_fresh(SMALL), arch="sm_90", options=["-Xptxas", "-v"], cache_dir=False)
-    [w] = [w for w in caught if "ptxas info" in str(w.message)]
+    found = [w for w in caught if "ptxas info" in str(w.message)]
+    assert len(found) == 1, [f"{w.category.__name__}: {str(w.message)[:300]}" for w in caught]
+    [w] = found
     assert (w.filename, w.lineno) == (__file__, line)

@@ -342,7 +342,8 @@ def reduce(  # noqa: A001 - NumPy's name for what this does
     shape = result_shape(a.shape, axes, keepdims)
     n_red = math.prod(a.shape[k] for k in axes)
     n_out = math.prod(shape)
-    if n_red == 0 and n_out and name in _EMPTY_ERRORS:
+    # (NumPy refuses an empty reduced axis even where the result is empty too.)
+    if n_red == 0 and name in _EMPTY_ERRORS:
         raise ValueError(_EMPTY_ERRORS[name])
     if dtype is not None and name not in ("sum", "prod", "mean", "var", "std"):
         raise TypeError(f"{name}() takes no dtype argument")
