@@ -297,12 +297,15 @@ def test_strided_kernels_split_indices_in_32_bits_below_2_31(recorder, monkeypat
     a = GPUArray((4, 10), np.float32)
     a[:, ::2] + 1  # rows of 5
     assert recorder.calls[-1][0] == "strided32"
-    a[:, ::3] + 1  # rows of 4
+    a[:, ::3] + 1  # strided along the rows: the element-wise strided kernel too
+    assert recorder.calls[-1][0] == "strided32"
+    b = GPUArray((8, 64), np.float32)
+    b[1:, 1:] + 1  # 7 rows of 63: the rows kernel
     assert recorder.calls[-1][0] == "rows32"
     monkeypatch.setattr(_array_core, "_INDEX32_LIMIT", 4)
     a[:, ::2] + 1
     assert recorder.calls[-1][0] == "strided"
-    a[:, ::3] + 1
+    b[1:, 1:] + 1
     assert recorder.calls[-1][0] == "rows"
 
 
