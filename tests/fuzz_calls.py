@@ -66,6 +66,12 @@ MODULES = (
 EXCLUDED = {
     "pycuda.driver.aligned_zeros": "aligned_empty (fuzzed) and a fill: a drawn size that the "
     "host overcommits (tens of GiB on a GPU machine) is filled page by page for minutes",
+    "pycuda.driver.managed_zeros": "managed_empty (fuzzed) and a fill: a drawn size that "
+    "cuMemAllocManaged grants (virtual memory) gets the process killed for memory by the fill",
+    "pycuda.curandom.generate_direction_vectors": "a drawn count of rows (10^12) is a host "
+    "table NumPy builds for minutes on a host that overcommits; cycled() is fuzzed",
+    "pycuda.curandom.generate_scramble_constants32": "as generate_direction_vectors",
+    "pycuda.curandom.generate_scramble_constants64": "as generate_direction_vectors",
     "pycuda.driver.set_debugging": "a process-wide switch (every later compile gets -G and "
     "skips the cache); tests/test_debug.py covers it",
     "pycuda.driver.FlatLaunches": "internal hot-path table of gpuarray (pycuda._operators), "
