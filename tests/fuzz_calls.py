@@ -37,6 +37,7 @@ import json
 import os
 import random
 import re
+import resource
 import sys
 import tempfile
 import time
@@ -743,6 +744,14 @@ def main() -> int:
     os.environ["PATH"] = tempfile.mkdtemp(prefix="fuzz-empty-path-")  # (nothing to run)
     start = time.monotonic()
     runner = Runner(opts.state, opts.log, opts.timeout, opts.burst)
+    # A host that overcommits memory (GPU machines often do) grants a drawn size of 10^13
+    # bytes, and the fill that follows runs until the kernel kills the process. Bounded here
+    # (once the driver has made its context), such a request fails at once with NumPy's or
+    # pycuda's MemoryError, as on a host that refuses it.
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    limit = 32 << 30
+    if hard == resource.RLIM_INFINITY or hard > limit:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
     targets = [t for t in public_targets() if opts.only in t[0]]
     try:
         for i, (qual, owner, method) in enumerate(targets):
