@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import _array_core as core
 from pycuda import compiler, cumath, gpuarray, reduction
 from pycuda import driver as drv
 from pycuda.elementwise import ElementwiseKernel
@@ -70,12 +71,13 @@ def install() -> _Allocator:
     allocator = _Allocator()
     compiler.SourceModule = _Module  # type: ignore[misc]
     drv.Context.get_device = staticmethod(lambda: _Device())  # type: ignore[method-assign]
-    gpuarray._default_allocator = lambda: allocator
     copies = ("memcpy_dtoh", "memcpy_htod", "memcpy_dtod", "memset_d8")
     noop = SimpleNamespace(**{n + s: _noop for n in copies for s in ("", "_async")})
-    gpuarray._driver = noop
-    for name in ("_default_pool", "_kernel"):
-        getattr(gpuarray, name).clear_cache()
+    # The array layer's seams (as tests/array_seams.py replaces them): one stand-in context.
+    core.seams.default_allocator = lambda: allocator
+    core.seams.driver = noop
+    core.seams.context_handle = lambda: 0
+    core.STATES.clear()
     reduction.get_sum_kernel.clear_cache()
     return allocator
 
