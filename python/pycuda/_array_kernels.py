@@ -320,18 +320,7 @@ def strided_kernel(
         params += [f"long long ps{k}_{a}" for a in range(ndim)]
     offsets = ["oz"] + [f"o{k}" for k in arrays]
     strides = ["zs{a}"] + [f"ps{k}_{{a}}" for k in arrays]
-    steps = []
-    for a in range(ndim - 1, -1, -1):
-        pairs = zip(offsets, strides, strict=True)
-        adds = " ".join(f"{o} += idx * {s.format(a=a)};" for o, s in pairs)
-        if a:
-            steps.append(
-                f"{{ const {index} q = rem / ({index})d{a};"
-                f" const long long idx = (long long)(rem - q * ({index})d{a});"
-                f" rem = q; {adds} }}"
-            )
-        else:
-            steps.append(f"{{ const long long idx = (long long)rem; {adds} }}")
+    steps = index_steps(ndim, offsets, strides, index)
     reads = []
     for k, op in enumerate(operands):
         if op.scalar:
@@ -395,19 +384,7 @@ def rows_kernel(
     params += ["long long zsi"] + [f"long long psi{k}" for k in arrays]
     offsets = ["oz"] + [f"o{k}" for k in arrays]
     strides = ["zs{a}"] + [f"ps{k}_{{a}}" for k in arrays]
-    steps = []
-    for a in range(outer - 1, -1, -1):
-        adds = " ".join(
-            f"{o} += idx * {st.format(a=a)};" for o, st in zip(offsets, strides, strict=True)
-        )
-        if a:
-            steps.append(
-                f"{{ const {index} q = rem / ({index})d{a};"
-                f" const long long idx = (long long)(rem - q * ({index})d{a});"
-                f" rem = q; {adds} }}"
-            )
-        else:
-            steps.append(f"{{ const long long idx = (long long)rem; {adds} }}")
+    steps = index_steps(outer, offsets, strides, index)
     row_start = " ".join(f"long long {o} = 0;" for o in offsets)
     if outer:
         row_start = f"{index} rem = ({index})r; {row_start} {' '.join(steps)}"
@@ -605,3 +582,23 @@ def unary_expression(op: str, operand: np.dtype, out: np.dtype) -> str:
 
 
 # }}}
+
+
+def index_steps(ndim: int, offsets: list[str], strides: list[str], index: str) -> list[str]:
+    """C statements that split the flat index ``rem`` (of type ``index``) over axes
+    ``ndim-1 .. 0`` (extents ``d1 ..``), adding each axis's index times its stride (``strides``,
+    formatted with ``a``, the axis) to each of ``offsets``; axis 0 takes what remains."""
+    steps = []
+    for a in range(ndim - 1, -1, -1):
+        adds = " ".join(
+            f"{o} += idx * {st.format(a=a)};" for o, st in zip(offsets, strides, strict=True)
+        )
+        if a:
+            steps.append(
+                f"{{ const {index} q = rem / ({index})d{a};"
+                f" const long long idx = (long long)(rem - q * ({index})d{a});"
+                f" rem = q; {adds} }}"
+            )
+        else:
+            steps.append(f"{{ const long long idx = (long long)rem; {adds} }}")
+    return steps
