@@ -1,7 +1,9 @@
 // core/nvrtc.cpp: NVRTC programs through the run-time loaded entry points of driver_api.
 #include "core/nvrtc.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 namespace pycuda {
 namespace {
@@ -26,6 +28,39 @@ std::string describe(nvrtcResult code, const char* routine) {
 void check_nvrtc(nvrtcResult code, const char* routine) {
     if (code != NVRTC_SUCCESS) [[unlikely]]
         throw NvrtcError(code, routine);
+}
+
+/// Whether a ptxas option makes ptxas print a report (-v, or one of its -warn-* flags).
+bool ptxas_reports(std::string_view value) {
+    for (std::string_view flag : {"-v", "--verbose", "-warn", "--warn"}) {
+        if (value == flag || (flag.size() > 2 && value.starts_with(flag)))
+            return true;
+    }
+    return false;
+}
+
+/// Since 12.9 NVRTC keeps its own cache of compiled programs, and a program it finds there is
+/// not run through ptxas again: the report that -v asked for is silently missing from the log
+/// of every compile after the first. A user who asks for that report gets it every time.
+bool wants_ptxas_report(const std::vector<std::string>& options) {
+    for (std::size_t i = 0; i < options.size(); ++i) {
+        std::string_view o = options[i];
+        for (std::string_view prefix : {"--ptxas-options=", "-Xptxas="}) {
+            if (o.starts_with(prefix) && ptxas_reports(o.substr(prefix.size())))
+                return true;
+        }
+        if ((o == "--ptxas-options" || o == "-Xptxas") && i + 1 < options.size() &&
+            ptxas_reports(options[i + 1]))
+            return true;
+    }
+    return false;
+}
+
+bool nvrtc_has_own_cache() {
+    int major = 0, minor = 0;
+    if (nvrtc().nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+        return false;
+    return major > 12 || (major == 12 && minor >= 9);
 }
 
 } // namespace
@@ -60,6 +95,10 @@ bool NvrtcProgram::compile(const std::vector<std::string>& options) {
         refuse_nul(o, "option");
         argv.push_back(o.c_str());
     }
+    static const std::string no_cache = "--no-cache";
+    if (wants_ptxas_report(options) && nvrtc_has_own_cache() &&
+        std::find(options.begin(), options.end(), no_cache) == options.end())
+        argv.push_back(no_cache.c_str());
     nvrtcResult rc = nvrtc().nvrtcCompileProgram(program_, int(argv.size()), argv.data());
     // These two mean "the source or the options are wrong": the log says why.
     if (rc == NVRTC_ERROR_COMPILATION || rc == NVRTC_ERROR_INVALID_OPTION)

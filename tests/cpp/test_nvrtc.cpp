@@ -84,6 +84,12 @@ TEST(Nvrtc, InMemoryHeadersAndPtxasLog) {
         "f.cu", {"-arch=sm_90", "--ptxas-options=-v"}, {{"factor.h", "#define FACTOR 3.0f\n"}});
     ASSERT_TRUE(r.success) << r.log;
     EXPECT_NE(r.log.find("ptxas info"), std::string::npos) << r.log;
+    // The same program again: NVRTC's own cache (12.9+) must not swallow the report.
+    auto again = pycuda::nvrtc_compile(
+        "#include \"factor.h\"\nextern \"C\" __global__ void f(float* a) { a[0] *= FACTOR; }",
+        "f.cu", {"-arch=sm_90", "-Xptxas", "-v"}, {{"factor.h", "#define FACTOR 3.0f\n"}});
+    ASSERT_TRUE(again.success) << again.log;
+    EXPECT_NE(again.log.find("ptxas info"), std::string::npos) << again.log;
 }
 
 TEST(Nvrtc, VersionAndArchs) {
