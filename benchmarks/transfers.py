@@ -9,6 +9,7 @@ Each figure is the median over rounds of the host wall time of one synchronous c
 warm-up; GB/s is 10^9 bytes per second.
 
     python benchmarks/transfers.py --json transfers.json
+    python benchmarks/transfers.py --sweep   # also: host threads per chunk, streaming stores
 """
 
 from __future__ import annotations
@@ -100,9 +101,45 @@ def inout_row() -> Row:
     return ("pycuda f(drv.InOut(a)), 1 Mi float32", seconds(call, 2 * a.nbytes) * 1e6, "us")
 
 
+def sweep_rows() -> list[Row]:
+    """Pageable 256 MiB copies with 1-12 host threads per chunk, and dtoh with and without
+    non-temporal stores into the destination: the figures behind the staging defaults."""
+    tune = _driver._staged_copy_tune
+    config = _driver._staged_copy_config()
+    nbytes = 256 * MiB
+    pageable = np.random.default_rng(1).integers(0, 256, nbytes, dtype=np.uint8)
+    out = np.empty_like(pageable)
+    dev = drv.mem_alloc(nbytes)
+    rows: list[Row] = []
+    try:
+        for threads in (1, 2, 4, 8, 12):
+            for streaming in (False, True):
+                tune(memcpy_threads=threads, streaming_min=0 if streaming else 1 << 62)
+                tag = f"{threads:>2} threads, {'streaming' if streaming else 'plain    '}"
+                if not streaming:
+                    rows.append(
+                        (
+                            f"sweep htod 256 MiB {tag}",
+                            gbs(lambda: drv.memcpy_htod(dev, pageable), nbytes),
+                            "GB/s",
+                        )
+                    )
+                rows.append(
+                    (
+                        f"sweep dtoh 256 MiB {tag}",
+                        gbs(lambda: drv.memcpy_dtoh(out, dev), nbytes),
+                        "GB/s",
+                    )
+                )
+    finally:
+        tune(memcpy_threads=config["memcpy_threads"], streaming_min=config["streaming_min"])
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the results to this path")
+    parser.add_argument("--sweep", action="store_true", help="also time the staging settings")
     args = parser.parse_args()
     try:
         import cupy as cp
@@ -114,6 +151,8 @@ def main() -> None:
         if cp is not None:
             rows += cupy_rows(cp, nbytes)
     rows.append(inout_row())
+    if args.sweep:
+        rows += sweep_rows()
     # A build without staging (to measure the baseline) has no such function.
     config = getattr(_driver, "_staged_copy_config", None)
     report(rows, args.json, staging=config() if config else None)

@@ -5,6 +5,9 @@
 #include "core/parallel_memcpy.hpp"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+
+#include <optional>
 
 namespace nb = nanobind;
 
@@ -21,11 +24,29 @@ void bind_staged_copy(nb::module_& m) {
             config["min_chunks"] = k_staging_min_chunks;
             config["min_chunk"] = k_staging_min_chunk;
             config["memcpy_threads"] = parallel_memcpy_threads();
+            config["streaming_min"] = staging_streaming_min();
             return config;
         },
         "The constants of the staged pageable copies: copies of at least `threshold` bytes go "
         "through up to `buffers` page-locked buffers of `buffer_bytes` per context, in chunks "
-        "of _staging_chunk_bytes(n), each filled or drained by up to `memcpy_threads` threads.");
+        "of _staging_chunk_bytes(n), each filled or drained by up to `memcpy_threads` threads; "
+        "dtoh copies of at least "
+        "`streaming_min` bytes write the destination with non-temporal stores.");
+    m.def(
+        "_staged_copy_tune",
+        [](std::optional<unsigned> memcpy_threads, std::optional<size_t> streaming_min) {
+            if (memcpy_threads) {
+                if (*memcpy_threads < 1 || *memcpy_threads > k_memcpy_max_threads)
+                    throw nb::value_error("memcpy_threads must be between 1 and 16");
+                set_parallel_memcpy_threads(*memcpy_threads);
+            }
+            if (streaming_min)
+                set_staging_streaming_min(*streaming_min);
+        },
+        nb::arg("memcpy_threads").none() = nb::none(), nb::arg("streaming_min").none() = nb::none(),
+        "Change the host side of staged copies: the threads that copy each chunk (1-16, as "
+        "$PYCUDA_MEMCPY_THREADS sets at start) and the size from which dtoh copies use "
+        "non-temporal stores. For benchmarks (benchmarks/transfers.py --sweep).");
     m.def("_staging_chunk_bytes", &staging_chunk_bytes, nb::arg("nbytes"),
           "The chunk size of a staged copy of `nbytes` bytes.");
     m.def("_staging_bytes_held", &staging_bytes_held,

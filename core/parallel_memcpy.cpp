@@ -7,6 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -15,9 +17,62 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h>
+#define PYCUDA_HAVE_STREAMING_STORES 1
+#endif
+
 namespace pycuda {
 
 namespace {
+
+/// memcpy whose destination is written with non-temporal (streaming) stores, 64 bytes at a time
+/// from the first 16-byte aligned address; the unaligned ends go through memcpy. The stores are
+/// fenced before returning, so that the thread that waits for this part sees every byte.
+void streaming_memcpy(char* dest, const char* src, size_t bytes) noexcept {
+#ifdef PYCUDA_HAVE_STREAMING_STORES
+    size_t head = (16 - (reinterpret_cast<uintptr_t>(dest) & 15)) & 15;
+    if (bytes < head + 64) {
+        std::memcpy(dest, src, bytes);
+        return;
+    }
+    std::memcpy(dest, src, head);
+    size_t i = head;
+    for (; i + 64 <= bytes; i += 64) {
+        const auto* s = reinterpret_cast<const __m128i*>(src + i);
+        auto* d = reinterpret_cast<__m128i*>(dest + i);
+        __m128i a = _mm_loadu_si128(s), b = _mm_loadu_si128(s + 1);
+        __m128i c = _mm_loadu_si128(s + 2), e = _mm_loadu_si128(s + 3);
+        _mm_stream_si128(d, a);
+        _mm_stream_si128(d + 1, b);
+        _mm_stream_si128(d + 2, c);
+        _mm_stream_si128(d + 3, e);
+    }
+    std::memcpy(dest + i, src + i, bytes - i);
+    _mm_sfence();
+#else
+    std::memcpy(dest, src, bytes);
+#endif
+}
+
+/// k_memcpy_threads, or $PYCUDA_MEMCPY_THREADS where that is a positive number.
+unsigned initial_threads() noexcept {
+    const char* text = std::getenv("PYCUDA_MEMCPY_THREADS");
+    if (!text || !*text)
+        return k_memcpy_threads;
+    char* end = nullptr;
+    unsigned long value = std::strtoul(text, &end, 10);
+    return (*end == '\0' && value >= 1)
+               ? static_cast<unsigned>(std::min<unsigned long>(value, k_memcpy_max_threads))
+               : k_memcpy_threads;
+}
+
+std::atomic<unsigned> chosen_threads{initial_threads()};
+
+unsigned hardware_threads() noexcept {
+    unsigned hardware = std::thread::hardware_concurrency();
+    return hardware == 0 ? 1u : hardware;
+}
 
 /// One copy split into `parts` parts; whoever takes part i copies it. Held by shared_ptr, so a
 /// worker that takes the job after the caller returned finds it still there (and nothing left).
@@ -27,6 +82,7 @@ struct Job {
     size_t bytes;
     size_t part_bytes;
     unsigned parts;
+    bool streaming;
     std::atomic<unsigned> next{0};
     std::atomic<unsigned> done{0};
 
@@ -34,8 +90,13 @@ struct Job {
     void run() noexcept {
         for (unsigned i = next.fetch_add(1); i < parts; i = next.fetch_add(1)) {
             size_t offset = i * part_bytes;
-            if (offset < bytes)
-                std::memcpy(dest + offset, src + offset, std::min(part_bytes, bytes - offset));
+            if (offset < bytes) {
+                size_t n = std::min(part_bytes, bytes - offset);
+                if (streaming)
+                    streaming_memcpy(dest + offset, src + offset, n);
+                else
+                    std::memcpy(dest + offset, src + offset, n);
+            }
             if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == parts)
                 done.notify_all();
         }
@@ -53,7 +114,7 @@ public:
     /// The pool, started on first use. Leaked on purpose: its threads wait on it until the
     /// process ends, and no destructor must join them at exit.
     static Workers& get() {
-        static Workers* pool = new Workers(parallel_memcpy_threads() - 1);
+        static Workers* pool = new Workers(std::min(k_memcpy_max_threads, hardware_threads()) - 1);
         return *pool;
     }
 
@@ -113,16 +174,23 @@ private:
 } // namespace
 
 unsigned parallel_memcpy_threads() noexcept {
-    unsigned hardware = std::thread::hardware_concurrency();
-    return std::max(1u, hardware == 0 ? 1u : std::min(k_memcpy_threads, hardware));
+    unsigned limit = std::min(k_memcpy_max_threads, hardware_threads());
+    return std::clamp(chosen_threads.load(std::memory_order_relaxed), 1u, limit);
 }
 
-void parallel_memcpy(void* dest, const void* src, size_t bytes) {
+void set_parallel_memcpy_threads(unsigned threads) noexcept {
+    chosen_threads.store(std::clamp(threads, 1u, k_memcpy_max_threads), std::memory_order_relaxed);
+}
+
+void parallel_memcpy(void* dest, const void* src, size_t bytes, bool streaming) {
     unsigned threads = parallel_memcpy_threads();
     size_t parts = std::min<size_t>(threads, bytes / k_memcpy_min_part);
     // A forked child has none of the parent's threads (and maybe a pool locked mid-fork).
     if (parts <= 1 || in_forked_child()) {
-        std::memcpy(dest, src, bytes);
+        if (streaming)
+            streaming_memcpy(static_cast<char*>(dest), static_cast<const char*>(src), bytes);
+        else
+            std::memcpy(dest, src, bytes);
         return;
     }
     auto job = std::make_shared<Job>();
@@ -133,6 +201,7 @@ void parallel_memcpy(void* dest, const void* src, size_t bytes) {
     constexpr size_t page = 4096;
     job->part_bytes = ((bytes + parts - 1) / parts + page - 1) / page * page;
     job->parts = static_cast<unsigned>(parts);
+    job->streaming = streaming;
     Workers::get().offer(job, job->parts - 1);
     job->run();
     // The parts the workers took: wait for them to finish (atomic wait: a futex, after a spin).

@@ -19,6 +19,7 @@ namespace pycuda {
 namespace {
 
 std::atomic<size_t> held_bytes{0};
+std::atomic<size_t> streaming_min{k_staging_streaming_min};
 
 /// One context's staging buffers and, per buffer, the event recorded after the last DMA queued
 /// on it: the host may touch a buffer once its event has completed, while the device needs no
@@ -129,11 +130,13 @@ void StagingSet::dtoh(char* dest, CUdeviceptr src, size_t bytes) {
     };
     for (size_t k = 0; k < std::min<size_t>(chunks, k_staging_buffers); ++k)
         queue(k);
+    bool streaming = bytes >= streaming_min.load(std::memory_order_relaxed);
     for (size_t k = 0; k < chunks; ++k) {
         unsigned b = static_cast<unsigned>(k % k_staging_buffers);
         size_t offset = k * chunk;
         host_may_touch(b);
-        parallel_memcpy(dest + offset, buffers_[b].data, std::min(chunk, bytes - offset));
+        parallel_memcpy(dest + offset, buffers_[b].data, std::min(chunk, bytes - offset),
+                        streaming);
         if (k + k_staging_buffers < chunks)
             queue(k + k_staging_buffers);
     }
@@ -254,6 +257,14 @@ void staged_memcpy_dtoh(void* dest, CUdeviceptr src, size_t bytes) {
     if (!staging.set)
         return memcpy_dtoh(dest, src, bytes);
     staging.set->dtoh(static_cast<char*>(dest), src, bytes);
+}
+
+size_t staging_streaming_min() noexcept {
+    return streaming_min.load(std::memory_order_relaxed);
+}
+
+void set_staging_streaming_min(size_t bytes) noexcept {
+    streaming_min.store(bytes, std::memory_order_relaxed);
 }
 
 size_t staging_bytes_held() noexcept {

@@ -39,6 +39,15 @@ inline constexpr unsigned k_staging_buffers = 3;
 inline constexpr unsigned k_staging_min_chunks = 4;
 inline constexpr size_t k_staging_min_chunk = size_t{512} << 10;
 
+/// dtoh copies of at least this many bytes write the program's array with non-temporal stores
+/// (core/parallel_memcpy.hpp): an array this large does not stay in cache, and ordinary stores
+/// first read every line they write. 32 MiB: below it the array may well be read again from
+/// cache. set_staging_streaming_min() changes it (benchmarks/transfers.py --sweep).
+inline constexpr size_t k_staging_streaming_min = size_t{32} << 20;
+
+size_t staging_streaming_min() noexcept;
+void set_staging_streaming_min(size_t bytes) noexcept;
+
 /// The chunk size of a staged copy of `bytes` bytes: bytes / k_staging_min_chunks rounded up to
 /// 64 KiB, clamped to [k_staging_min_chunk, k_staging_buffer_bytes].
 size_t staging_chunk_bytes(size_t bytes) noexcept;

@@ -415,3 +415,23 @@ def test_four_threads_on_the_device(ctx):
 
 
 # }}}
+
+
+def test_argument_handlers_take_their_device_copy_from_the_arrays_pool(fake_libcuda_so):
+    # A handler lives for one call: a cuMemAlloc/cuMemFree pair per call would cost more than
+    # the copies. With the array layer imported, the copies come from the context's pool.
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
+        """
+        from pycuda import _arg_handlers, _array_core, gpuarray  # noqa: F401
+
+        a = np.ones(1 << 18, np.float32)
+        first = drv.InOut(a).get_device_alloc()
+        assert type(first).__name__ == "PooledDeviceAllocation", type(first)
+        address = int(first)
+        del first  # back to the pool: the next handler of that size gets the same block
+        assert int(drv.In(a).get_device_alloc()) == address
+        assert _arg_handlers.allocator is _array_core.context_allocator
+        print("ok")
+    """,
+    )

@@ -9,9 +9,24 @@ copies are synchronous; with a stream they are queued on it (use page-locked arr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from pycuda import _driver
+
+
+def _driver_allocator() -> Callable[[int], Any]:
+    return _driver.mem_alloc
+
+
+# Where handlers take their device copies. A handler usually lives for one call, and a
+# cuMemAlloc/cuMemFree pair per call cost more than copying a few MiB: so once the array layer
+# is imported (pycuda.gpuarray and the modules that make arrays), it replaces this with the
+# current context's array allocator (its memory pool), shared with GPUArrays. This module sits
+# below that layer and cannot import it.
+allocator: Callable[[], Callable[[int], Any]] = _driver_allocator
 
 
 class ArgumentHandler:
@@ -27,14 +42,12 @@ class ArgumentHandler:
         self.dev_alloc: Any = None
 
     def get_device_alloc(self) -> Any:
-        """The device copy (allocated on first use, at least one byte)."""
+        """The device copy (allocated on first use, at least one byte, by ``allocator()``)."""
         if self.dev_alloc is None:
-            from pycuda._driver import mem_alloc
-
             nbytes = getattr(self.array, "nbytes", None)
             if nbytes is None:
                 nbytes = np.asarray(self.array).nbytes
-            self.dev_alloc = mem_alloc(max(nbytes, 1))
+            self.dev_alloc = allocator()(max(nbytes, 1))
         return self.dev_alloc
 
     def pre_call(self, stream: Any) -> None:

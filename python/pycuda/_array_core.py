@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import _default_allocator, _driver, compiler
+from pycuda import _arg_handlers, _default_allocator, _driver, compiler
 from pycuda import driver as drv
 from pycuda._array_kernels import HELPERS, Operand, kernel_source
 from pycuda._broadcast import broadcast_strides
@@ -225,6 +225,10 @@ def context_allocator() -> Callable[[int], Any]:
     """The allocator of arrays that are given none: the current context's one ``allocate`` of
     its pool, the same object for every such array (the flat launches know them by it)."""
     return (STATES.get(seams.context_handle()) or _new_state()).allocate
+
+
+# In/Out/InOut's device copies come from the arrays' allocator too (pycuda/_arg_handlers.py).
+_arg_handlers.allocator = context_allocator
 
 
 def default_pool() -> Any:

@@ -309,6 +309,9 @@ extern "C" __global__ void __launch_bounds__({SCAN_BLOCK})
             if (lane >= d)
                 pr_w = pycuda_scan_op(pr_o, pr_w);
         }}
+        // The lanes past the last warp read pr_wsum[{nw - 1}] above, which lane {nw - 1}
+        // overwrites now: shuffles do not order shared memory accesses (racecheck's hazard).
+        __syncwarp();
         if (lane < {nw})
             pr_wsum[lane] = pr_w;
         const scan_t pr_agg = pycuda_scan_shfl<scan_t, 2>(pr_w, {nw - 1});

@@ -23,10 +23,10 @@ std::vector<unsigned char> random_bytes(size_t n, unsigned seed) {
 
 /// Copies `n` bytes from offset `from` to offset `to` and checks every byte, and that nothing
 /// around the destination was touched.
-void check_copy(size_t n, size_t from, size_t to, unsigned seed) {
+void check_copy(size_t n, size_t from, size_t to, unsigned seed, bool streaming = false) {
     auto src = random_bytes(n + from, seed);
     std::vector<unsigned char> dest(n + to + 64, 0xAB);
-    parallel_memcpy(dest.data() + to, src.data() + from, n);
+    parallel_memcpy(dest.data() + to, src.data() + from, n, streaming);
     ASSERT_EQ(0, std::memcmp(dest.data() + to, src.data() + from, n)) << n << " " << from;
     for (size_t i = 0; i < to; ++i)
         ASSERT_EQ(dest[i], 0xAB);
@@ -47,10 +47,27 @@ TEST(ParallelMemcpy, UnalignedEnds) {
             check_copy(5 * k_memcpy_min_part + 11, from, to, static_cast<unsigned>(from * to));
 }
 
-TEST(ParallelMemcpy, ThreadsAreBounded) {
-    unsigned threads = parallel_memcpy_threads();
-    EXPECT_GE(threads, 1u);
-    EXPECT_LE(threads, k_memcpy_threads);
+TEST(ParallelMemcpy, StreamingStoresGiveTheSameBytes) {
+    // Sizes below, at and past one 64-byte store group, and every misalignment of either end.
+    for (size_t n : {size_t{0}, size_t{15}, size_t{64}, size_t{79}, size_t{200}, size_t{4096},
+                     3 * k_memcpy_min_part + 77})
+        for (size_t from : {0, 1, 9})
+            for (size_t to : {0, 3, 16, 17})
+                check_copy(n, from, to, static_cast<unsigned>(n + from + to), true);
+}
+
+TEST(ParallelMemcpy, ThreadsAreBoundedAndCanBeChanged) {
+    unsigned before = parallel_memcpy_threads();
+    EXPECT_GE(before, 1u);
+    EXPECT_LE(before, k_memcpy_max_threads);
+    set_parallel_memcpy_threads(1);
+    EXPECT_EQ(parallel_memcpy_threads(), 1u);
+    check_copy(5 * k_memcpy_min_part, 0, 0, 1);
+    set_parallel_memcpy_threads(1000);
+    EXPECT_LE(parallel_memcpy_threads(), k_memcpy_max_threads);
+    check_copy(17 * k_memcpy_min_part + 5, 1, 2, 2);
+    set_parallel_memcpy_threads(before);
+    EXPECT_EQ(parallel_memcpy_threads(), before);
 }
 
 TEST(ParallelMemcpy, ConcurrentCallersShareTheWorkers) {
