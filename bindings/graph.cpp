@@ -296,11 +296,21 @@ CaptureMode capture_mode_arg(nb::handle mode) {
     }
     if (!PyIndex_Check(mode.ptr()) || PyBool_Check(mode.ptr()))
         throw nb::type_error("capture mode must be a capture_mode, an int or a str");
-    long long v = nb::cast<long long>(mode);
+    // Through __index__ (which may raise: its exception is the one to see) with the overflow
+    // caught: nb::cast would throw std::bad_cast for an int past 64 bits.
+    nb::object index = nb::steal(PyNumber_Index(mode.ptr()));
+    if (!index.is_valid())
+        throw nb::python_error();
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (v == -1 && PyErr_Occurred())
+        throw nb::python_error();
+    if (overflow != 0)
+        v = -1; // reported as out of range below
     if (v < 0 || v > 2)
         throw nb::value_error(
             ("capture mode must be 0 (global), 1 (thread_local) or 2 (relaxed), got " +
-             std::to_string(v))
+             nb::cast<std::string>(nb::repr(index)))
                 .c_str());
     return static_cast<CaptureMode>(v);
 }

@@ -223,6 +223,9 @@ def _findings():
         ("philox key", curandom.philox_stream, ({}, 4), TypeError, "pair of ints"),
         ("gpuarray_to_array", drv.gpuarray_to_array, (np.ones(3), "C"), TypeError,
          "takes a GPUArray"),
+        # (An int past 64 bits escaped as RuntimeError: std::bad_cast.)
+        ("StreamCapture mode past 64 bits", drv.StreamCapture, (None, 2**70), ValueError,
+         "capture mode must be 0"),
     ]  # fmt: skip
     return [pytest.param(fn, args, exc, text, id=name) for name, fn, args, exc, text in rows]
 
@@ -231,6 +234,28 @@ def _findings():
 def test_fuzz_findings_raise_clear_errors(fn, args, exc, text):
     with pytest.raises(exc, match=text):
         fn(*args)
+
+
+def test_binary_functions_refuse_an_out_that_is_not_an_array(fake_libcuda_so):
+    # (The GPU fuzzer's finding: out=() reached out.dtype, an AttributeError from inside.)
+    import fake_libcuda
+
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
+        """
+        from pycuda import cumath, gpuarray
+
+        a = gpuarray.to_gpu(np.ones(4, np.float32))
+        for f in (gpuarray.maximum, gpuarray.minimum, cumath.arctan2, cumath.hypot, cumath.power):
+            try:
+                f(a, np.ones(4, np.float32), ())
+            except TypeError as exc:
+                assert "out must be a GPUArray, got tuple" in str(exc), (f, exc)
+            else:
+                raise AssertionError(f"{f.__name__} took out=()")
+        print("ok")
+    """,
+    )
 
 
 def test_elementwise_kernel_takes_raw_pointers_for_vector_arguments():
