@@ -129,7 +129,10 @@ public:
                 queue_.push_back(job);
             queued_.fetch_add(helpers, std::memory_order_release);
         }
-        wake_.notify_all();
+        // One wake-up per queued part: waking every worker of the pool for each chunk cost a
+        // staged 1 MiB copy a third of its speed once the pool grew past four threads.
+        for (unsigned i = 0; i < helpers; ++i)
+            wake_.notify_one();
     }
 
 private:
