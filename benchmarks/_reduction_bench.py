@@ -135,6 +135,10 @@ def run() -> list[Row]:
     contenders = {
         "host cost of sum(a).get(), 1000 float32": (lambda: gpuarray.sum(small).get(), sync),
         "round trip floor: empty launch + 4-byte copy back": (_round_trip(), sync),
+        "round trip floor with the sum kernel: its launch + 4-byte copy back": (
+            _sum_round_trip(small),
+            sync,
+        ),
     }
     if cp is not None:
         csmall = cp.asarray(x_host[:1000])
@@ -159,6 +163,27 @@ def _round_trip() -> Callable[[], None]:
 
     def op() -> None:
         func.prepared_call((1, 1, 1), (32, 1, 1), ptr)
+        drv.memcpy_dtoh(host, dev)
+
+    return op
+
+
+def _sum_round_trip(small) -> Callable[[], None]:
+    """The least sum(a).get() itself can take: the launch sum(a) makes (the same kernel, grid
+    and arguments, through prepared_call) and a synchronous 4-byte copy back into an existing
+    array, with none of the Python around them (result array, plan look-up, new host array)."""
+    import pycuda.driver as drv
+    from pycuda.reduction import get_sum_kernel
+
+    kernel = get_sum_kernel(np.float32, np.float32)
+    plan = kernel._launch_plan(small.size, kernel._aligned(small.ptr))
+    assert plan.stage2 is None, "1000 elements reduce in one launch"
+    dev = drv.mem_alloc(4)
+    host = np.empty(1, np.float32)
+    out, src, n = int(dev), small.ptr, small.size
+
+    def op() -> None:
+        plan.stage1((1, 1), plan.block, out, src, n)
         drv.memcpy_dtoh(host, dev)
 
     return op

@@ -21,8 +21,9 @@ void bind_staged_copy(nb::module_& m) {
             config["threshold"] = k_staging_threshold;
             config["buffer_bytes"] = k_staging_buffer_bytes;
             config["buffers"] = k_staging_buffers;
-            config["min_chunks"] = k_staging_min_chunks;
-            config["min_chunk"] = k_staging_min_chunk;
+            auto [chunks, smallest] = staging_chunking();
+            config["min_chunks"] = chunks;
+            config["min_chunk"] = smallest;
             config["memcpy_threads"] = parallel_memcpy_threads();
             config["streaming_min"] = staging_streaming_min();
             return config;
@@ -34,7 +35,16 @@ void bind_staged_copy(nb::module_& m) {
         "`streaming_min` bytes write the destination with non-temporal stores.");
     m.def(
         "_staged_copy_tune",
-        [](std::optional<unsigned> memcpy_threads, std::optional<size_t> streaming_min) {
+        [](std::optional<unsigned> memcpy_threads, std::optional<size_t> streaming_min,
+           std::optional<unsigned> min_chunks, std::optional<size_t> min_chunk) {
+            if (min_chunks || min_chunk) {
+                auto [chunks, smallest] = staging_chunking();
+                try {
+                    set_staging_chunking(min_chunks.value_or(chunks), min_chunk.value_or(smallest));
+                } catch (const std::invalid_argument& e) {
+                    throw nb::value_error(e.what());
+                }
+            }
             if (memcpy_threads) {
                 if (*memcpy_threads < 1 || *memcpy_threads > k_memcpy_max_threads)
                     throw nb::value_error("memcpy_threads must be between 1 and 16");
@@ -44,9 +54,11 @@ void bind_staged_copy(nb::module_& m) {
                 set_staging_streaming_min(*streaming_min);
         },
         nb::arg("memcpy_threads").none() = nb::none(), nb::arg("streaming_min").none() = nb::none(),
+        nb::arg("min_chunks").none() = nb::none(), nb::arg("min_chunk").none() = nb::none(),
         "Change the host side of staged copies: the threads that copy each chunk (1-16, as "
         "$PYCUDA_MEMCPY_THREADS sets at start) and the size from which dtoh copies use "
-        "non-temporal stores. For benchmarks (benchmarks/transfers.py --sweep).");
+        "non-temporal stores, and the chunking (at least `min_chunks` chunks of at least "
+        "`min_chunk` bytes). For benchmarks (benchmarks/transfers.py --sweep).");
     m.def("_staging_chunk_bytes", &staging_chunk_bytes, nb::arg("nbytes"),
           "The chunk size of a staged copy of `nbytes` bytes.");
     m.def("_staging_bytes_held", &staging_bytes_held,

@@ -20,6 +20,8 @@ namespace {
 
 std::atomic<size_t> held_bytes{0};
 std::atomic<size_t> streaming_min{k_staging_streaming_min};
+std::atomic<unsigned> min_chunks{k_staging_min_chunks};
+std::atomic<size_t> min_chunk{k_staging_min_chunk};
 
 /// One context's staging buffers and, per buffer, the event recorded after the last DMA queued
 /// on it: the host may touch a buffer once its event has completed, while the device needs no
@@ -236,9 +238,10 @@ Staging staging_for(const void* host, size_t bytes) {
 
 size_t staging_chunk_bytes(size_t bytes) noexcept {
     constexpr size_t granule = size_t{64} << 10;
-    size_t share = (bytes + k_staging_min_chunks - 1) / k_staging_min_chunks;
+    unsigned parts = min_chunks.load(std::memory_order_relaxed);
+    size_t share = (bytes + parts - 1) / parts;
     size_t chunk = (share + granule - 1) / granule * granule;
-    return std::clamp(chunk, k_staging_min_chunk, k_staging_buffer_bytes);
+    return std::clamp(chunk, min_chunk.load(std::memory_order_relaxed), k_staging_buffer_bytes);
 }
 
 bool driver_knows_host_pointer(const void* p) noexcept {
@@ -257,6 +260,20 @@ void staged_memcpy_dtoh(void* dest, CUdeviceptr src, size_t bytes) {
     if (!staging.set)
         return memcpy_dtoh(dest, src, bytes);
     staging.set->dtoh(static_cast<char*>(dest), src, bytes);
+}
+
+void set_staging_chunking(unsigned chunks, size_t smallest) {
+    constexpr size_t granule = size_t{64} << 10;
+    if (chunks < 1 || smallest < granule || smallest > k_staging_buffer_bytes ||
+        smallest % granule != 0)
+        throw std::invalid_argument("staging chunking: need chunks >= 1 and a smallest chunk "
+                                    "of whole 64 KiB granules, at most the buffer size");
+    min_chunks.store(chunks, std::memory_order_relaxed);
+    min_chunk.store(smallest, std::memory_order_relaxed);
+}
+
+std::pair<unsigned, size_t> staging_chunking() noexcept {
+    return {min_chunks.load(std::memory_order_relaxed), min_chunk.load(std::memory_order_relaxed)};
 }
 
 size_t staging_streaming_min() noexcept {

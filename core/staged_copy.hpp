@@ -17,6 +17,7 @@
 #include "core/driver_api.hpp"
 
 #include <cstddef>
+#include <utility>
 
 namespace pycuda {
 
@@ -34,9 +35,12 @@ inline constexpr size_t k_staging_buffer_bytes = size_t{8} << 20;
 inline constexpr unsigned k_staging_buffers = 3;
 
 /// A copy is cut into at least this many chunks where that keeps chunks at least
-/// k_staging_min_chunk bytes: with fewer, the first chunk's host copy and the last one's DMA
-/// (which nothing overlaps) would be most of the time.
-inline constexpr unsigned k_staging_min_chunks = 4;
+/// k_staging_min_chunk bytes, so that the first chunk's host copy and the last one's DMA
+/// (which nothing overlaps) are not the whole time. Two: each chunk also costs ~20 us of driver
+/// calls and hand-offs, and on the H200 host a 4 MiB copy took 250/238 us (htod/dtoh) in two
+/// chunks, 300/285 in four and 370/320 in eight (benchmarks/transfers.py's InOut row: 498,
+/// 640 and 730 us).
+inline constexpr unsigned k_staging_min_chunks = 2;
 inline constexpr size_t k_staging_min_chunk = size_t{512} << 10;
 
 /// dtoh copies of at least this many bytes write the program's array with non-temporal stores
@@ -46,10 +50,17 @@ inline constexpr size_t k_staging_min_chunk = size_t{512} << 10;
 inline constexpr size_t k_staging_streaming_min = size_t{32} << 20;
 
 size_t staging_streaming_min() noexcept;
+
+/// The chunking of later staged copies: at least `chunks` chunks of at least `smallest` bytes
+/// (defaults k_staging_min_chunks and k_staging_min_chunk); std::invalid_argument unless
+/// chunks >= 1 and `smallest` is a multiple of 64 KiB no larger than a staging buffer.
+void set_staging_chunking(unsigned chunks, size_t smallest);
+std::pair<unsigned, size_t> staging_chunking() noexcept;
 void set_staging_streaming_min(size_t bytes) noexcept;
 
 /// The chunk size of a staged copy of `bytes` bytes: bytes / k_staging_min_chunks rounded up to
-/// 64 KiB, clamped to [k_staging_min_chunk, k_staging_buffer_bytes].
+/// 64 KiB, clamped to [k_staging_min_chunk, k_staging_buffer_bytes] (the chunking set by
+/// set_staging_chunking, where that was called).
 size_t staging_chunk_bytes(size_t bytes) noexcept;
 
 /// cuMemcpyHtoD(dest, src, bytes), staged when `bytes` >= k_staging_threshold, a context is

@@ -55,6 +55,13 @@ def test_rows_launch_prefers_the_block_width_that_pads_least():
     assert rows_launch(1000, 4, 4) == ((1, 4, 1), (1, 256, 1))  # a row a thread
     assert rows_launch(10, 6, 2) == ((1, 1, 1), (4, 64, 1))
     assert rows_launch(10, 5, 1) is None
+
+
+def test_rows_launch_caps_the_blocks_and_lets_the_kernel_loop_over_the_rest():
+    assert rows_launch(8192, 8192, 4, max_blocks=6336) == ((8, 792, 1), (256, 1, 1))
+    assert rows_launch(8192, 8192, 4, max_blocks=1 << 20) == ((8, 8192, 1), (256, 1, 1))
+    # Rows longer than the cap still get one row of blocks.
+    assert rows_launch(4, 1 << 24, 4, max_blocks=100) == ((16384, 1, 1), (256, 1, 1))
     with pytest.raises(ValueError):
         rows_launch(0, 4, 1)
 

@@ -294,6 +294,12 @@ def _layout(shape: tuple[int, ...], strides: tuple[Any, ...], itemsizes: tuple[i
     return kernel_layout(shape, strides, itemsizes)
 
 
+# Blocks of a rows kernel at most: rows past them are taken by the kernel's loop
+# (_kernel_layout.rows_launch). About 48 a multiprocessor of an H100/H200, where 32-64 a
+# multiprocessor measured best; a smaller GPU just runs more waves of them.
+_ROWS_MAX_BLOCKS = 6144
+
+
 @functools.lru_cache(maxsize=1024)
 def _rows_plan(layout: Any, itemsizes: tuple[int, ...], alignments: tuple[int, ...]) -> Any:
     """``(RowsLayout, (grid, block))`` of a strided ``layout`` whose operands start at
@@ -304,7 +310,8 @@ def _rows_plan(layout: Any, itemsizes: tuple[int, ...], alignments: tuple[int, .
         # An operand strided along the rows (x[::2]) reads at width 1 here, at 32% of the
         # copy on an H200 against the element-wise strided kernel's 60%: that one serves it.
         return None
-    geometry = rows_launch(size_of(layout.shape[:-1]), layout.shape[-1], rl.width)
+    rows = size_of(layout.shape[:-1])
+    geometry = rows_launch(rows, layout.shape[-1], rl.width, _ROWS_MAX_BLOCKS)
     return None if geometry is None else (rl, geometry)
 
 

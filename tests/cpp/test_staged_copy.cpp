@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 namespace pycuda {
 namespace {
 
@@ -17,7 +19,7 @@ TEST(StagedCopy, ChunksFitTheBuffers) {
 }
 
 TEST(StagedCopy, MidSizedCopiesAreCutIntoSeveralChunks) {
-    for (size_t n : {size_t{4} << 20, (size_t{16} << 20) + 1, size_t{32} << 20}) {
+    for (size_t n : {size_t{4} << 20, (size_t{8} << 20) + 1, size_t{16} << 20}) {
         size_t chunks = (n + staging_chunk_bytes(n) - 1) / staging_chunk_bytes(n);
         EXPECT_GE(chunks, k_staging_min_chunks - 1) << n; // the last may round away
         EXPECT_LE(chunks, k_staging_min_chunks) << n;
@@ -26,6 +28,20 @@ TEST(StagedCopy, MidSizedCopiesAreCutIntoSeveralChunks) {
     EXPECT_EQ(staging_chunk_bytes(size_t{256} << 20), k_staging_buffer_bytes);
     // Near the threshold the chunk is the smallest allowed.
     EXPECT_EQ(staging_chunk_bytes(k_staging_threshold), k_staging_min_chunk);
+}
+
+TEST(StagedCopy, ChunkingCanBeChangedWithinLimits) {
+    auto before = staging_chunking();
+    EXPECT_EQ(before.first, k_staging_min_chunks);
+    EXPECT_EQ(before.second, k_staging_min_chunk);
+    set_staging_chunking(8, size_t{128} << 10);
+    EXPECT_EQ(staging_chunk_bytes(size_t{4} << 20), size_t{512} << 10);
+    EXPECT_EQ(staging_chunk_bytes(size_t{1} << 20), size_t{128} << 10);
+    EXPECT_THROW(set_staging_chunking(0, k_staging_min_chunk), std::invalid_argument);
+    EXPECT_THROW(set_staging_chunking(2, 1000), std::invalid_argument);
+    EXPECT_THROW(set_staging_chunking(2, 2 * k_staging_buffer_bytes), std::invalid_argument);
+    set_staging_chunking(before.first, before.second);
+    EXPECT_EQ(staging_chunking(), before);
 }
 
 TEST(StagedCopy, ConstantsAgree) {
