@@ -69,7 +69,9 @@ def cpp_floor(workdir: str, cubin: str) -> Runner:
     cmd = [
         "g++", "-O2", "-std=c++20", "-fPIC", "-shared", f"-I{REPO}", f"-I{CUDA_HOME}/include",
         os.path.join(HERE, "launch_floor.cpp"), os.path.join(REPO, "core", "driver_api.cpp"),
-        os.path.join(REPO, "core", "error.cpp"), "-ldl", "-o", lib,
+        *(os.path.join(REPO, "core", f"{name}.cpp")
+          for name in ("error", "fork_guard", "library_search")),
+        "-ldl", "-o", lib,
     ]  # fmt: skip
     subprocess.run(cmd, check=True)
     floor = ctypes.CDLL(lib)
