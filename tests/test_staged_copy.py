@@ -435,3 +435,38 @@ def test_argument_handlers_take_their_device_copy_from_the_arrays_pool(fake_libc
         print("ok")
     """,
     )
+
+
+def test_the_host_side_settings_are_checked_and_restored():
+    cfg = _driver._staged_copy_config()
+    try:
+        _driver._staged_copy_tune(memcpy_threads=1, min_chunks=3, min_chunk=128 << 10)
+        now = _driver._staged_copy_config()
+        assert (now["memcpy_threads"], now["min_chunks"], now["min_chunk"]) == (1, 3, 128 << 10)
+        assert _driver._staging_chunk_bytes(3 << 20) == 1 << 20
+        for bad in ({"memcpy_threads": 0}, {"memcpy_threads": 17}, {"min_chunks": 0},
+                    {"min_chunk": 1000}, {"min_chunk": 1 << 30}):  # fmt: skip
+            with pytest.raises(ValueError):
+                _driver._staged_copy_tune(**bad)
+    finally:
+        _driver._staged_copy_tune(
+            memcpy_threads=cfg["memcpy_threads"],
+            streaming_min=cfg["streaming_min"],
+            min_chunks=cfg["min_chunks"],
+            min_chunk=cfg["min_chunk"],
+        )
+    assert _driver._staged_copy_config() == cfg
+
+
+@pytest.mark.parametrize("value, expected", [("1", 1), ("abc", None), ("0", None), ("", None)])
+def test_memcpy_threads_come_from_the_environment(value, expected):
+    import os
+    import subprocess
+    import sys
+
+    code = "from pycuda import _driver; print(_driver._staged_copy_config()['memcpy_threads'])"
+    env = {**os.environ, "PYCUDA_MEMCPY_THREADS": value}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    default = min(8, os.cpu_count() or 1)  # what a bad value leaves: the default
+    assert int(out.stdout) == (expected if expected is not None else default)
