@@ -49,9 +49,19 @@ class LoadedModule:
         self.methods = {name: getattr(module, name) for name in LOOKUPS if hasattr(module, name)}
 
 
-_shared: weakref.WeakValueDictionary[tuple[int, bytes], LoadedModule] = (
-    weakref.WeakValueDictionary()
-)
+# (context handle, binary) -> a weak reference to its LoadedModule, dropped by the reference's
+# callback when that dies. A plain dict of weakrefs rather than a WeakValueDictionary, whose
+# get() is Python code: on a warm SourceModule it was a tenth of the whole call.
+_shared: dict[tuple[int, bytes], weakref.ref[LoadedModule]] = {}
+
+
+def _forget_dead(key: tuple[int, bytes]) -> Any:
+    def forget(ref: weakref.ref[LoadedModule]) -> None:
+        # Only this entry's own reference: a newer LoadedModule may hold the key by now.
+        if _shared.get(key) is ref:
+            del _shared[key]
+
+    return forget
 
 
 def _has_variables(binary: bytes) -> bool:
@@ -69,11 +79,12 @@ def load_module(binary: bytes) -> LoadedModule:
     if _has_variables(binary):
         return LoadedModule(driver.module_from_buffer(binary))
     key = (_driver._current_context_handle(), binary)
-    loaded = _shared.get(key)
+    ref = _shared.get(key)
+    loaded = ref() if ref is not None else None
     if loaded is None:
         loaded = LoadedModule(driver.module_from_buffer(binary))
         if key[0]:  # 0: no context, where loading raises (unless a test stands in for it)
-            _shared[key] = loaded
+            _shared[key] = weakref.ref(loaded, _forget_dead(key))
     return loaded
 
 

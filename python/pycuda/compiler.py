@@ -646,7 +646,8 @@ class SourceModule(CudaModule):
             self._build(arch, args)
 
     def _build(self, arch: str | None, compile_args: tuple[Any, ...]) -> None:
-        self._check_arch(arch)
+        if arch is not None:
+            self._check_arch(arch)
         cubin = compile(*compile_args)
         # Held for as long as this object lives: it keeps a shared module shareable.
         self._loaded = loaded = _shared_modules.load_module(cubin)
