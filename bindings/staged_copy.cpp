@@ -8,6 +8,7 @@
 #include <nanobind/stl/optional.h>
 
 #include <optional>
+#include <string>
 
 namespace nb = nanobind;
 
@@ -38,16 +39,15 @@ void bind_staged_copy(nb::module_& m) {
         [](std::optional<unsigned> memcpy_threads, std::optional<size_t> streaming_min,
            std::optional<unsigned> min_chunks, std::optional<size_t> min_chunk) {
             if (min_chunks || min_chunk) {
+                // (std::invalid_argument reaches Python as ValueError.)
                 auto [chunks, smallest] = staging_chunking();
-                try {
-                    set_staging_chunking(min_chunks.value_or(chunks), min_chunk.value_or(smallest));
-                } catch (const std::invalid_argument& e) {
-                    throw nb::value_error(e.what());
-                }
+                set_staging_chunking(min_chunks.value_or(chunks), min_chunk.value_or(smallest));
             }
             if (memcpy_threads) {
                 if (*memcpy_threads < 1 || *memcpy_threads > k_memcpy_max_threads)
-                    throw nb::value_error("memcpy_threads must be between 1 and 16");
+                    throw nb::value_error(("memcpy_threads must be between 1 and " +
+                                           std::to_string(k_memcpy_max_threads))
+                                              .c_str());
                 set_parallel_memcpy_threads(*memcpy_threads);
             }
             if (streaming_min)

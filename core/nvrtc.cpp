@@ -30,13 +30,10 @@ void check_nvrtc(nvrtcResult code, const char* routine) {
         throw NvrtcError(code, routine);
 }
 
-/// Whether a ptxas option makes ptxas print a report (-v, or one of its -warn-* flags).
+/// Whether a ptxas option makes ptxas print a report (-v/--verbose, or a -warn-* flag).
 bool ptxas_reports(std::string_view value) {
-    for (std::string_view flag : {"-v", "--verbose", "-warn", "--warn"}) {
-        if (value == flag || (flag.size() > 2 && value.starts_with(flag)))
-            return true;
-    }
-    return false;
+    return value == "-v" || value == "--verbose" || value.starts_with("-warn") ||
+           value.starts_with("--warn");
 }
 
 /// Since 12.9 NVRTC keeps its own cache of compiled programs, and a program it finds there is

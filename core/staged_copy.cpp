@@ -18,6 +18,9 @@ namespace pycuda {
 
 namespace {
 
+/// Chunks are whole multiples of this (a page-locked copy's size needs no finer grain).
+constexpr size_t k_chunk_granule = size_t{64} << 10;
+
 std::atomic<size_t> held_bytes{0};
 std::atomic<size_t> streaming_min{k_staging_streaming_min};
 std::atomic<unsigned> min_chunks{k_staging_min_chunks};
@@ -237,10 +240,9 @@ Staging staging_for(const void* host, size_t bytes) {
 } // namespace
 
 size_t staging_chunk_bytes(size_t bytes) noexcept {
-    constexpr size_t granule = size_t{64} << 10;
     unsigned parts = min_chunks.load(std::memory_order_relaxed);
     size_t share = (bytes + parts - 1) / parts;
-    size_t chunk = (share + granule - 1) / granule * granule;
+    size_t chunk = (share + k_chunk_granule - 1) / k_chunk_granule * k_chunk_granule;
     return std::clamp(chunk, min_chunk.load(std::memory_order_relaxed), k_staging_buffer_bytes);
 }
 
@@ -263,9 +265,8 @@ void staged_memcpy_dtoh(void* dest, CUdeviceptr src, size_t bytes) {
 }
 
 void set_staging_chunking(unsigned chunks, size_t smallest) {
-    constexpr size_t granule = size_t{64} << 10;
-    if (chunks < 1 || smallest < granule || smallest > k_staging_buffer_bytes ||
-        smallest % granule != 0)
+    if (chunks < 1 || smallest < k_chunk_granule || smallest > k_staging_buffer_bytes ||
+        smallest % k_chunk_granule != 0)
         throw std::invalid_argument("staging chunking: need chunks >= 1 and a smallest chunk "
                                     "of whole 64 KiB granules, at most the buffer size");
     min_chunks.store(chunks, std::memory_order_relaxed);

@@ -505,10 +505,15 @@ def overlaps(a: Any, b: Any) -> bool:
     return a.ptr + alo < b.ptr + bhi and b.ptr + blo < a.ptr + ahi
 
 
-def check_out(out: Any, shape: tuple[int, ...], dtype: np.dtype, op: str) -> None:
-    """NumPy's checks of an ``out=`` array for ``op``: a GPUArray of this shape and dtype."""
+def require_array_out(out: Any) -> None:
+    """TypeError unless ``out`` (an ``out=`` argument) is a GPUArray."""
     if not isinstance(out, ArrayBase):
         raise TypeError(f"out must be a GPUArray, got {type(out).__name__}")
+
+
+def check_out(out: Any, shape: tuple[int, ...], dtype: np.dtype, op: str) -> None:
+    """NumPy's checks of an ``out=`` array for ``op``: a GPUArray of this shape and dtype."""
+    require_array_out(out)
     if out.shape != shape:
         raise ValueError(f"{op}: out has shape {out.shape}, expected {shape}")
     if out.dtype != dtype:

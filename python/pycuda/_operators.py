@@ -419,8 +419,8 @@ def _general_binary(
     operand, result = plan.operand, plan.result
     if result_dtype is not None:
         result = np.dtype(result_dtype)
-    if out is not None and not core.is_array(out):
-        raise TypeError(f"out must be a GPUArray, got {type(out).__name__}")
+    if out is not None:
+        core.require_array_out(out)
     if out is not None and not np.can_cast(result, out.dtype, casting):
         raise TypeError(
             f"Cannot cast ufunc '{op}' output from {result!r} to {out.dtype!r} with "
