@@ -11,11 +11,13 @@ timed on the host wall clock.
 
     python benchmarks/generators.py                  # 2^31 elements (8 GiB a float32 array)
     python benchmarks/generators.py --log2 26 --json generators.json
+    python benchmarks/generators.py --arithmetic     # and the arithmetic alone (no stores)
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
@@ -85,6 +87,65 @@ def fill_rows(n: int, rounds: int, log2: int) -> list[Row]:
     return rows
 
 
+# The numbers of a fill made with the same calls and layout, summed instead of stored: the
+# arithmetic alone, which no fill of these numbers can beat.
+ARITHMETIC = """#include <curand_kernel.h>
+extern "C" __global__ void arithmetic(%(state)s *s, float *d, unsigned long long n)
+{
+    const unsigned int id = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    %(state)s st = s[id];
+    float sum = 0.0f;
+    for (unsigned long long i = id; i < n; i += stride) {
+        const %(type)s r = %(call)s;
+        sum += %(sum)s;
+    }
+    if (sum == 12345.678f)  // keeps the loop; never true
+        d[id] = sum;
+}
+"""
+# (the fill, the call its kernel makes, the numbers a call): the Philox calls are its fast
+# fills' (pycuda._curand_split), the others the original's kernels'.
+CALLS = {
+    curandom.XORWOWRandomNumberGenerator: [
+        ("uniform", "float", "curand_uniform(&st)", "r", 1),
+        ("normal", "float2", "curand_normal2(&st)", "r.x + r.y", 2),
+        ("log_normal", "float2", "curand_log_normal2(&st, 0.0f, 1.0f)", "r.x + r.y", 2),
+    ],
+    curandom.MRG32k3aRandomNumberGenerator: [
+        ("uniform", "float", "curand_uniform(&st)", "r", 1),
+        ("normal", "float2", "curand_normal2(&st)", "r.x + r.y", 2),
+    ],
+    curandom.PhiloxRandomNumberGenerator: [
+        ("uniform", "float4", "curand_uniform4(&st)", "r.x + r.y + r.z + r.w", 4),
+        ("normal", "float4", "curand_normal4(&st)", "r.x + r.y + r.z + r.w", 4),
+        ("log_normal", "float4", "curand_log_normal4(&st, 0.0f, 1.0f)", "r.x + r.y + r.z + r.w", 4),
+    ],
+}
+
+
+def arithmetic_rows(n: int, rounds: int, copy_tbs: float) -> list[Row]:
+    """The arithmetic alone of the pseudo-random fills, as a share of the copy time."""
+    from pycuda.compiler import SourceModule
+
+    out = gpuarray.empty(1, np.float32)
+    rows: list[Row] = []
+    for cls, calls in CALLS.items():
+        gen = cls()
+        name = cls.__name__.replace("RandomNumberGenerator", "")
+        for kind, vector, call, total, per_call in calls:
+            keys = {"state": gen.state_type, "type": vector, "call": call, "sum": total}
+            f = SourceModule(ARITHMETIC % keys, no_extern_c=True).get_function("arithmetic")
+            launch = functools.partial(
+                f, gen.state, out.gpudata, np.uint64(n // per_call),
+                block=(gen.generators_per_block, 1, 1), grid=(gen.block_count, 1),
+            )  # fmt: skip
+            ms = event_ms(launch, rounds)
+            share = 100 * 4 * n / ms / 1e9 / copy_tbs
+            rows.append((f"{name} {kind}, arithmetic alone, % of the copy", share, "%"))
+    return rows
+
+
 def program_seconds(n: int) -> float:
     """As the original's test does: gen_* of each distribution, each result fetched."""
     drv.Context.synchronize()
@@ -103,10 +164,15 @@ def main() -> None:
     parser.add_argument("--log2", type=int, default=31, help="elements: 2**LOG2 (default 31)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-program", action="store_true", help="skip the gen_* + .get() part")
+    parser.add_argument(
+        "--arithmetic", action="store_true", help="also time the arithmetic alone, no stores"
+    )
     parser.add_argument("--json", help="write the results to this path")
     args = parser.parse_args()
     n = 1 << args.log2
     rows = fill_rows(n, args.rounds, args.log2)
+    if args.arithmetic:
+        rows += arithmetic_rows(n, args.rounds, rows[0][1])
     if not args.no_program:
         label = f"six generators x four distributions, 2^{args.log2}, with .get()"
         rows.append((label, program_seconds(n), "s"))

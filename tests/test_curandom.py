@@ -4,12 +4,13 @@ the generators' bits, distributions, seeds and skip-ahead."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import array_seams
 import numpy as np
 import pytest
 
-from pycuda import _curand_host, _philox, curandom
+from pycuda import _curand_host, _curand_split, _philox, curandom
 from pycuda.compiler import compile as nvrtc_compile
 
 ARCHS = ("sm_80", "sm_90")
@@ -232,8 +233,11 @@ def test_philox_grid_covers_the_values_in_one_trip(n, per_block, k, blocks):
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("cls", curandom.GENERATOR_CLASSES, ids=lambda c: c.__name__)
 def test_generator_kernels_compile(arch, cls):
-    cubin = nvrtc_compile(curandom.generator_source(cls._spec), arch=arch, no_extern_c=True)
+    source = curandom.generator_source(cls._spec) + _curand_split.split_source(cls._spec)
+    cubin = nvrtc_compile(source, arch=arch, no_extern_c=True)
     for name in curandom.kernel_formats(cls._spec):
+        assert name.encode() in cubin, name
+    for name in _curand_split.fast_kernel_formats(cls._spec):
         assert name.encode() in cubin, name
 
 
@@ -526,6 +530,7 @@ def fake_driver(monkeypatch):
     array_seams.replace(monkeypatch, allocate=lambda n: FakeArray(n, np.uint8).gpudata)
     monkeypatch.setattr(pycuda.compiler, "SourceModule", FakeModule)
     monkeypatch.setattr(curandom, "_multiprocessor_count", lambda: 3)
+    monkeypatch.setattr(curandom, "_resident_threads", lambda: 384)
     monkeypatch.setattr(
         _philox,
         "_philox_function",
@@ -608,6 +613,51 @@ def test_generator_launches(fake_driver, cls):
         assert launched() == f"skip_ahead_{kind}" and fake_driver[-1][3][1:] == (768, 2**40)
         getattr(gen, f"call_skip_ahead_{kind}_array")(FakeArray(800, np.uint64))
         assert launched() == f"skip_ahead_{kind}_array"
+
+
+@pytest.mark.parametrize("cls", curandom.GENERATOR_CLASSES, ids=lambda c: c.__name__)
+def test_large_fills_take_the_fast_kernels(fake_driver, monkeypatch, cls):
+    if cls._spec.quasi and not _curand_host.curand_available():
+        pytest.skip("the Sobol defaults need libcurand")
+    monkeypatch.setattr(curandom, "_SPLIT_MIN_ITEMS", 4)
+    gen = cls()
+    state = gen.state
+    gen.gen_uniform((3,), np.float32)  # under 4 a state: the original's kernel
+    assert fake_driver[-1][0] == "uniform_float32" and fake_driver[-1][1] == (3, 1)
+    count = len(fake_driver)
+    data = gen.gen_uniform((768 * 10,), np.float32, stream="stream")
+    name, grid, block, args = fake_driver[-1]
+    kind = _curand_split.fast_fills(cls._spec)
+    if not kind:  # XORWOW and MRG32k3a keep the original's kernels
+        assert len(fake_driver) == count + 1 and name == "uniform_float32"
+        gen.gen_normal((768 * 10,), np.float32)
+        assert fake_driver[-1][0] == "normal2_float32"
+        return
+    assert block == (256, 1, 1)
+    if kind == "wide":  # Philox: a thread a state, four numbers a call
+        assert len(fake_driver) == count + 1 and name == "uniform_float32_wide"
+        assert grid == (3, 1) and args == (state, data.gpudata, 7680, 768)
+        gen.gen_log_normal((768 * 8,), np.float32, 1.0, 0.5)
+        assert fake_driver[-1][0] == "log_normal2_float32_wide"
+        assert fake_driver[-1][3][-2:] == (1.0, 0.5)
+        gen.gen_normal((768 * 8 + 1,), np.float32)  # one number a call: the original's
+        assert fake_driver[-1][0] == "normal_float32"
+        return
+    # Sobol: 768 states on a device of 384 resident threads; 16 waves ask 8 parts: parts of 2
+    # numbers (10 / 8, up to a multiple of 2), 5 of them. The starts come first, on the same
+    # stream, in the buffer that the split kernel reads.
+    assert len(fake_driver) == count + 2 and name == "uniform_float32_split"
+    starts, starts_grid, _, starts_args = fake_driver[-2]
+    assert starts == "starts" and starts_grid == grid == (15, 1)
+    assert starts_args[0] == state and starts_args[2:] == (7680, 768, 2)
+    assert args == (starts_args[1], state, data.gpudata, 7680, 768, 2)
+    gen.gen_uniform((768 * 100 + 1,), np.float32)  # 101 a state: parts of 14 (12.6 up), 8
+    assert fake_driver[-1][1] == (24, 1) and fake_driver[-1][3][-1] == 14
+    gen.gen_log_normal((768 * 8,), np.float64, 1.0, 0.5)
+    assert fake_driver[-1][0] == "log_normal_float64_split"
+    assert fake_driver[-1][3][-2:] == (1.0, 0.5)
+    gen.gen_poisson((768 * 8,), np.uint32, 2.0)
+    assert fake_driver[-1][0] == "poisson_uint32_split" and fake_driver[-1][3][-1] == 2.0
 
 
 def test_generator_argument_errors(fake_driver):
@@ -1079,6 +1129,60 @@ def test_skip_ahead_subsequences(ctx, cls):
     got = gen.gen_uniform((g,), np.uint32).get()
     assert np.array_equal(got[0:-1:2], reference[0:-1:2])
     assert np.array_equal(got[1:-1:2], reference[2::2])
+
+
+def _split_cases(cls, g: int) -> list[tuple[str, Any, int, tuple]]:
+    """(fill, dtype, count, parameters) for ``g`` states, about 37 numbers a state, in an order
+    that leaves a cached Box-Muller number (odd counts) in some states before the next fill."""
+    odd = 37 * g + 11 + (37 * g + 11 + 1) % 2
+    cases: list[tuple[str, Any, int, tuple]] = []
+    for dtype in (np.float32, np.float64):
+        cases += [("normal", dtype, odd, ()), ("normal", dtype, odd + 2, ()),
+                  ("log_normal", dtype, odd, (0.5, 0.25)), ("log_normal", dtype, odd, (0.5, 0.25)),
+                  ("normal", dtype, odd + 1, ()), ("log_normal", dtype, odd + 3, (-1.0, 2.0)),
+                  ("uniform", dtype, odd, ())]  # fmt: skip
+    ints = [np.uint32, np.int32] + ([np.uint64] if cls._spec.bits == 64 else [])
+    cases += [("uniform", dtype, odd, ()) for dtype in ints]
+    cases += [("poisson", np.uint32, odd, (4.0,)), ("poisson", np.float64, odd, (2000.0,)),
+              ("poisson", np.float32, odd, (None,))]  # fmt: skip
+    return cases
+
+
+FAST = [c for c in ALL if _curand_split.fast_fills(c._spec)]
+
+
+@gpu
+@pytest.mark.parametrize("parts", [None, 3])
+@pytest.mark.parametrize("cls", FAST, ids=[c.__name__ for c in FAST])
+def test_fast_fills_write_what_one_thread_a_state_writes(ctx, cls, parts, monkeypatch):
+    import pycuda.driver as drv
+
+    gen = make(cls)
+    if parts is not None:  # the class's own split, and a split of three parts
+        gen._parts = parts
+    g = gen.generator_count
+    state = np.empty(g * gen._state_size(), np.uint8)
+
+    def run(fill, dtype, count, params, split):
+        monkeypatch.setattr(curandom, "_SPLIT_MIN_ITEMS", 2 if split else 2**62)
+        data = curandom._to_gpu(np.full(count, 3, dtype))  # 3: the in-place Poisson's mean
+        getattr(gen, f"fill_{fill}")(data, *params)
+        # What the states draw next, one thread a state: equal states draw equal numbers.
+        monkeypatch.setattr(curandom, "_SPLIT_MIN_ITEMS", 2**62)
+        probe = [gen.gen_normal((g * 3 + 1,), np.float32).get(),
+                 gen.gen_log_normal((g + 1,), np.float64, 0.0, 1.0).get(),
+                 gen.gen_uniform((2 * g + 5,), np.uint32).get()]  # fmt: skip
+        return data.get(), probe
+
+    for fill, dtype, count, params in _split_cases(cls, g):
+        drv.memcpy_dtoh(state, gen.state)
+        split = run(fill, dtype, count, params, True)
+        drv.memcpy_htod(gen.state, state)
+        one = run(fill, dtype, count, params, False)
+        what = (fill, np.dtype(dtype).name, count, params)
+        assert split[0].tobytes() == one[0].tobytes(), what
+        for a, b in zip(split[1], one[1], strict=True):
+            assert a.tobytes() == b.tobytes(), what
 
 
 @gpu

@@ -247,7 +247,8 @@ def gen_poisson_inplace_info(spec: GeneratorSpec) -> list[tuple[str, str, str]]:
     return [(f"poisson_inplace_{name}", ctype, "") for name, ctype in _POISSON_TYPES]
 
 
-def _high_word_info(spec: GeneratorSpec) -> list[tuple[str, str, str]]:
+def high_word_info(spec: GeneratorSpec) -> list[tuple[str, str, str]]:
+    """``(name, C type, suffix)`` of the 64-bit classes' 32-bit integer kernel (top halves)."""
     return [("uniform_uint32", "unsigned int", "")] if spec.bits == 64 else []
 
 
@@ -267,19 +268,20 @@ def additional_source(spec: GeneratorSpec) -> str:
     return prepare + skip + sequences
 
 
-def _check_spec(spec: Any, what: str) -> None:
+def check_spec(spec: Any, what: str) -> None:
+    """TypeError unless ``spec`` is a GeneratorSpec: ``what`` names the caller."""
     if not isinstance(spec, GeneratorSpec):
         raise TypeError(f"{what} takes a GeneratorSpec, got {type(spec).__name__}")
 
 
 def generator_source(spec: GeneratorSpec) -> str:
     """The CUDA source of all the kernels of a generator class (compile with no_extern_c)."""
-    _check_spec(spec, "generator_source")
+    check_spec(spec, "generator_source")
     keys = {"state_type": spec.state}
     kernels = [gen_template % dict(keys, name=n, out_type=t, suffix=s)
                for n, t, s in gen_info(spec)]  # fmt: skip
     kernels += [_gen_high_word_template % dict(keys, name=n, out_type=t, suffix=s)
-                for n, t, s in _high_word_info(spec)]  # fmt: skip
+                for n, t, s in high_word_info(spec)]  # fmt: skip
     kernels += [gen_log_template % dict(keys, name=n, in_type=i, out_type=t, suffix=s)
                 for n, i, t, s in gen_log_info(spec)]  # fmt: skip
     kernels += [gen_poisson_template % dict(keys, name=n, out_type=t, suffix=s)
@@ -296,7 +298,7 @@ def generator_source(spec: GeneratorSpec) -> str:
 
 def fill_kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
     """The ``prepare`` format of each fill kernel, by name: state, output, n, parameters."""
-    formats = {n: "PPQ" for n, _, _ in gen_info(spec) + _high_word_info(spec)}
+    formats = {n: "PPQ" for n, _, _ in gen_info(spec) + high_word_info(spec)}
     formats.update(
         {n: "PPQ" + ("ff" if i == "float" else "dd") for n, i, _, _ in gen_log_info(spec)}
     )
@@ -307,7 +309,7 @@ def fill_kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
 
 def kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
     """The ``prepare`` format of each kernel in ``generator_source(spec)``, by name."""
-    _check_spec(spec, "kernel_formats")
+    check_spec(spec, "kernel_formats")
     formats = {"prepare": "PiPPQ" if spec.scrambled else "PiPQ"}
     skip_char = "I" if spec.skip_type == "unsigned int" else "Q"
     formats["skip_ahead"] = "Pi" + skip_char

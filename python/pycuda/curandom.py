@@ -15,7 +15,8 @@ Two families, as in the original:
 
 * Generator classes over cuRAND's device API (``<curand_kernel.h>``): one state per GPU
   thread, ``block_count x generators_per_block`` of them, each filling every
-  ``generator_count``-th element of an array.
+  ``generator_count``-th element of an array. Large fills of the Sobol and Philox classes
+  run faster kernels that write the same numbers (``pycuda._curand_split``).
 
       gen = curandom.XORWOWRandomNumberGenerator()
       u = gen.gen_uniform((1000,), np.float32)
@@ -35,7 +36,7 @@ import numpy as np
 
 import pycuda.driver as drv
 from pycuda import _array_core as core
-from pycuda import _curand_sources, compiler
+from pycuda import _curand_sources, _curand_split, compiler
 from pycuda import gpuarray as _gpuarray  # noqa: F401 - registers GPUArray, the class of its results
 from pycuda._arg_checks import require
 from pycuda._curand_host import (  # noqa: F401 - the original's curandom offers these
@@ -149,6 +150,19 @@ def _multiprocessor_count() -> int:
     return int(dev.get_attribute(int(drv.device_attribute.MULTIPROCESSOR_COUNT)))
 
 
+# A fill takes the kernels of pycuda._curand_split from this many numbers a state on (below
+# it, a Sobol fill's launch of `starts` costs more than its parts save).
+_SPLIT_MIN_ITEMS = 64
+
+
+@context_dependent_memoize
+def _resident_threads() -> int:
+    """Threads the device holds at full occupancy."""
+    dev = drv.Context.get_device()
+    per_sm = int(dev.get_attribute(int(drv.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)))
+    return per_sm * _multiprocessor_count()
+
+
 def _element_count(data: Any, what: str) -> int:
     require(data, "flags size dtype gpudata", what, "a GPUArray")
     flags = data.flags
@@ -199,7 +213,8 @@ class _RandomNumberGeneratorBase:
         spec = self._spec
         self.state_type = spec.state
         self.generator_bits = spec.bits
-        self.module = compiler.SourceModule(generator_source(spec), no_extern_c=True)
+        source = generator_source(spec) + _curand_split.split_source(spec)
+        self.module = compiler.SourceModule(source, no_extern_c=True)
         self._kernels = self._load_kernels()
         fills = _curand_sources.fill_kernel_formats(spec)
         self.generators = {name: self._kernels[name] for name in fills}
@@ -207,12 +222,23 @@ class _RandomNumberGeneratorBase:
             name = "skip_ahead" + (f"_{kind}" if kind else "")
             setattr(self, name, self._kernels[name])
             setattr(self, name + "_array", self._kernels[name + "_array"])
+        # The original's kernels only: the split kernels take any block size.
         self.generators_per_block = min(
             f.get_attribute(int(drv.function_attribute.MAX_THREADS_PER_BLOCK))
             for f in self._kernels.values()
         )
         self.block_count = _multiprocessor_count()
-        self.state = drv.mem_alloc(self.generator_count * self._state_size())
+        state_size = self._state_size()
+        self.state = drv.mem_alloc(self.generator_count * state_size)
+        # Large fills: the kernels of pycuda._curand_split, where the class has them.
+        self._fast = {
+            name: self.module.get_function(name).prepare(fmt)
+            for name, fmt in _curand_split.fast_kernel_formats(spec).items()
+        }
+        self._fast_kind = _curand_split.fast_fills(spec)
+        self._parts = _curand_split.sobol_parts(self.generator_count, _resident_threads())
+        self._starts: Any = None  # the buffer of starts, made by the first split fill
+        self._starts_bytes = 0
 
     @property
     def generator_count(self) -> int:
@@ -278,8 +304,42 @@ class _RandomNumberGeneratorBase:
 
     def _fill(self, name: str, stream: Any, data: Any, count: int, *params: Any) -> None:
         """Launch fill kernel ``name`` over ``count`` items of ``data`` (none: no launch)."""
-        if count:
+        if not count:
+            return
+        generators = self.generator_count
+        items = -(-count // generators)  # per state
+        if items < _SPLIT_MIN_ITEMS or f"{name}_{self._fast_kind}" not in self._fast:
             self._launch(name, stream, data.gpudata, np.uint64(count), *params)
+            return
+        args = (np.uint64(count), np.uint32(generators))
+        if self._fast_kind == "wide":
+            self._launch_flat(f"{name}_wide", stream, generators, self.state, data.gpudata,
+                              *args, *params)  # fmt: skip
+            return
+        per_part = _curand_split.part_size(items, self._parts)
+        parts = -(-items // per_part)
+        starts = self._starts_buffer(parts)
+        self._launch_flat("starts", stream, generators * parts, self.state, starts, *args,
+                          np.uint64(per_part))  # fmt: skip
+        self._launch_flat(f"{name}_split", stream, generators * parts, starts, self.state,
+                          data.gpudata, *args, np.uint64(per_part), *params)  # fmt: skip
+
+    def _starts_buffer(self, parts: int) -> Any:
+        word = self._spec.bits // 8
+        size = self.generator_count * _curand_split.starts_words(parts) * word
+        if size > self._starts_bytes:
+            self._starts = drv.mem_alloc(size)
+            self._starts_bytes = size
+        return self._starts
+
+    def _launch_flat(self, name: str, stream: Any, threads: int, *args: Any) -> None:
+        func = self._fast[name]
+        block = _curand_split.BLOCK
+        grid = (-(-threads // block), 1)
+        if stream is None:
+            func.prepared_call(grid, (block, 1, 1), *args)
+        else:
+            func.prepared_async_call(grid, (block, 1, 1), stream, *args)
 
     def fill_normal(self, data: Any, stream: Any = None) -> None:
         """Fill ``data`` (float32/float64) with standard normal numbers."""
@@ -406,7 +466,10 @@ class XORWOWRandomNumberGenerator(_PseudoRandomNumberGeneratorBase):
     """
 
     _spec = GeneratorSpec(
-        "curandStateXORWOW_t", quasi=False, box_muller=True, sequence_skips=("sequence",)
+        "curandStateXORWOW_t",
+        quasi=False,
+        box_muller=True,
+        sequence_skips=("sequence",),
     )
 
 
@@ -441,7 +504,10 @@ class PhiloxRandomNumberGenerator(_PseudoRandomNumberGeneratorBase):
     """
 
     _spec = GeneratorSpec(
-        "curandStatePhilox4_32_10_t", quasi=False, box_muller=True, sequence_skips=("sequence",)
+        "curandStatePhilox4_32_10_t",
+        quasi=False,
+        box_muller=True,
+        sequence_skips=("sequence",),
     )
 
 
