@@ -437,6 +437,31 @@ def test_argument_handlers_take_their_device_copy_from_the_arrays_pool(fake_libc
     )
 
 
+def test_argument_handlers_pool_their_device_copies_without_the_array_layer(fake_libcuda_so):
+    # The tutorials' first program imports the driver and the compiler only.
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
+        """
+        import sys
+
+        from pycuda import _arg_handlers, tools
+
+        a = np.ones(1 << 18, np.float32)
+        first = drv.InOut(a).get_device_alloc()
+        assert type(first).__name__ == "PooledDeviceAllocation", type(first)
+        address = int(first)
+        del first
+        assert int(drv.Out(a).get_device_alloc()) == address
+        assert "pycuda._array_core" not in sys.modules
+        pool = tools._argument_pool()
+        assert pool.held_blocks + pool.active_blocks >= 1
+        tools.clear_context_caches()  # the pool goes with the other per-context caches
+        assert tools._argument_pool() is not pool
+        print("ok")
+    """,
+    )
+
+
 def test_the_host_side_settings_are_checked_and_restored():
     cfg = _driver._staged_copy_config()
     try:

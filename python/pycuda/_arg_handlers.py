@@ -14,18 +14,20 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import _driver
-
 
 def _driver_allocator() -> Callable[[int], Any]:
-    return _driver.mem_alloc
+    # pycuda.tools imports pycuda.driver, which imports this module: imported at first use.
+    from pycuda.tools import _argument_pool
+
+    return _argument_pool().allocate
 
 
 # Where handlers take their device copies. A handler usually lives for one call, and a
-# cuMemAlloc/cuMemFree pair per call cost more than copying a few MiB: so once the array layer
-# is imported (pycuda.gpuarray and the modules that make arrays), it replaces this with the
-# current context's array allocator (its memory pool), shared with GPUArrays. This module sits
-# below that layer and cannot import it.
+# cuMemAlloc/cuMemFree pair per call cost more than copying a few MiB: so they come from a
+# memory pool of the current context. Until the array layer is imported (pycuda.gpuarray and
+# the modules that make arrays) that is a pool of their own (tools._argument_pool); the array
+# layer then replaces this with its allocator, sharing its pool with GPUArrays. This module
+# sits below that layer and cannot import it.
 allocator: Callable[[], Callable[[int], Any]] = _driver_allocator
 
 

@@ -386,6 +386,13 @@ def clear_context_caches() -> None:
         func.clear_cache()  # type: ignore[attr-defined]
 
 
+@context_dependent_memoize
+def _argument_pool() -> DeviceMemoryPool:
+    """The current context's pool of ``In``/``Out``/``InOut`` device copies in a program that
+    has not imported the array layer (which then gives them its own pool instead)."""
+    return DeviceMemoryPool()
+
+
 # The caches hold kernels and Context objects; dropped before the interpreter tears down the
 # extension, they are freed in order instead of being reported by nanobind as leaked at exit.
 atexit.register(clear_context_caches)
