@@ -466,10 +466,7 @@ class XORWOWRandomNumberGenerator(_PseudoRandomNumberGeneratorBase):
     """
 
     _spec = GeneratorSpec(
-        "curandStateXORWOW_t",
-        quasi=False,
-        box_muller=True,
-        sequence_skips=("sequence",),
+        "curandStateXORWOW_t", quasi=False, box_muller=True, sequence_skips=("sequence",)
     )
 
 
@@ -504,10 +501,7 @@ class PhiloxRandomNumberGenerator(_PseudoRandomNumberGeneratorBase):
     """
 
     _spec = GeneratorSpec(
-        "curandStatePhilox4_32_10_t",
-        quasi=False,
-        box_muller=True,
-        sequence_skips=("sequence",),
+        "curandStatePhilox4_32_10_t", quasi=False, box_muller=True, sequence_skips=("sequence",)
     )
 
 
