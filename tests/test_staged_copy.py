@@ -453,10 +453,10 @@ def test_argument_handlers_pool_their_device_copies_without_the_array_layer(fake
         del first
         assert int(drv.Out(a).get_device_alloc()) == address
         assert "pycuda._array_core" not in sys.modules
-        pool = tools._argument_pool()
-        assert pool.held_blocks + pool.active_blocks >= 1
+        (context, pool), = _arg_handlers._POOLS.values()
+        assert context == drv.Context.get_current() and pool.held_blocks == 1
         tools.clear_context_caches()  # the pool goes with the other per-context caches
-        assert tools._argument_pool() is not pool
+        assert not _arg_handlers._POOLS
         print("ok")
     """,
     )

@@ -14,21 +14,34 @@ from typing import Any
 
 import numpy as np
 
+from pycuda import _driver
 
-def _driver_allocator() -> Callable[[int], Any]:
-    # pycuda.tools imports pycuda.driver, which imports this module: imported at first use.
-    from pycuda.tools import _argument_pool
+# The handlers' own pools, one per context, used until the array layer is imported: by
+# context handle, each kept with its Context (so that the handle is not reused while kept).
+# tools.clear_context_caches() forgets them with the other per-context caches.
+_POOLS: dict[int, tuple[Any, Any]] = {}
 
-    return _argument_pool().allocate
+
+def _own_pool_allocator() -> Callable[[int], Any]:
+    handle = _driver._current_context_handle()
+    kept = _POOLS.get(handle)
+    if kept is None:
+        kept = _POOLS[handle] = (_driver.Context.get_current(), _driver.DeviceMemoryPool())
+    return kept[1].allocate
+
+
+def forget_pools() -> None:
+    """Drop the handlers' own pools, freeing the blocks they hold (clear_context_caches)."""
+    _POOLS.clear()
 
 
 # Where handlers take their device copies. A handler usually lives for one call, and a
 # cuMemAlloc/cuMemFree pair per call cost more than copying a few MiB: so they come from a
 # memory pool of the current context. Until the array layer is imported (pycuda.gpuarray and
-# the modules that make arrays) that is a pool of their own (tools._argument_pool); the array
-# layer then replaces this with its allocator, sharing its pool with GPUArrays. This module
-# sits below that layer and cannot import it.
-allocator: Callable[[], Callable[[int], Any]] = _driver_allocator
+# the modules that make arrays) that is a pool of their own; the array layer then replaces
+# this with its allocator, sharing its pool with GPUArrays. This module sits below that layer
+# and cannot import it.
+allocator: Callable[[], Callable[[int], Any]] = _own_pool_allocator
 
 
 class ArgumentHandler:

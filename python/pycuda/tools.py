@@ -25,6 +25,7 @@ import numpy as np
 
 import pycuda.driver as cuda
 from pycuda._arg_checks import require
+from pycuda._arg_handlers import forget_pools
 from pycuda._debug_memory_pool import DebugMemoryPool  # noqa: F401 - the original offers it here
 from pycuda._default_allocator import get_default_allocator, set_default_allocator  # noqa: F401
 
@@ -381,16 +382,11 @@ def memoize_method(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def clear_context_caches() -> None:
-    """Forget every result of every context_dependent_memoize function."""
+    """Forget every result of every context_dependent_memoize function (and the argument
+    handlers' own memory pools)."""
     for func in context_dependent_memoized_functions:
         func.clear_cache()  # type: ignore[attr-defined]
-
-
-@context_dependent_memoize
-def _argument_pool() -> DeviceMemoryPool:
-    """The current context's pool of ``In``/``Out``/``InOut`` device copies in a program that
-    has not imported the array layer (which then gives them its own pool instead)."""
-    return DeviceMemoryPool()
+    forget_pools()
 
 
 # The caches hold kernels and Context objects; dropped before the interpreter tears down the
