@@ -8,6 +8,7 @@ device with 256 MiB, kernels and a user stream.
 
 from __future__ import annotations
 
+import textwrap
 import threading
 
 import fake_libcuda
@@ -417,49 +418,46 @@ def test_four_threads_on_the_device(ctx):
 # }}}
 
 
-def test_argument_handlers_take_their_device_copy_from_the_arrays_pool(fake_libcuda_so):
-    # A handler lives for one call: a cuMemAlloc/cuMemFree pair per call would cost more than
-    # the copies. With the array layer imported, the copies come from the context's pool.
-    fake_libcuda.run_on_fake(
-        fake_libcuda_so,
+# Which pool a handler's device copy comes from: the arrays' once the array layer is imported,
+# else the handlers' own (the tutorials' first program imports the driver and the compiler
+# only). Per case: what the program imports, and what it checks after the common part.
+_POOL_CASES = {
+    "arrays": (
+        "from pycuda import _arg_handlers, _array_core, gpuarray  # noqa: F401",
         """
-        from pycuda import _arg_handlers, _array_core, gpuarray  # noqa: F401
+        assert _arg_handlers.allocator is _array_core.context_allocator
+        assert not _arg_handlers._POOLS
+        """,
+    ),
+    "handlers": (
+        "import sys\nfrom pycuda import _arg_handlers, tools",
+        """
+        assert "pycuda._array_core" not in sys.modules
+        (context, pool), = _arg_handlers._POOLS.values()
+        assert context == drv.Context.get_current() and pool.held_blocks == 1
+        tools.clear_context_caches()  # the pool goes with the other per-context caches
+        assert not _arg_handlers._POOLS
+        """,
+    ),
+}
 
+
+@pytest.mark.parametrize("case", sorted(_POOL_CASES))
+def test_argument_handlers_take_their_device_copies_from_a_pool(fake_libcuda_so, case):
+    # A handler lives for one call: a cuMemAlloc/cuMemFree pair per call would cost more than
+    # the copies.
+    imports, after = _POOL_CASES[case]
+    common = """
         a = np.ones(1 << 18, np.float32)
         first = drv.InOut(a).get_device_alloc()
         assert type(first).__name__ == "PooledDeviceAllocation", type(first)
         address = int(first)
         del first  # back to the pool: the next handler of that size gets the same block
         assert int(drv.In(a).get_device_alloc()) == address
-        assert _arg_handlers.allocator is _array_core.context_allocator
-        print("ok")
-    """,
-    )
-
-
-def test_argument_handlers_pool_their_device_copies_without_the_array_layer(fake_libcuda_so):
-    # The tutorials' first program imports the driver and the compiler only.
-    fake_libcuda.run_on_fake(
-        fake_libcuda_so,
-        """
-        import sys
-
-        from pycuda import _arg_handlers, tools
-
-        a = np.ones(1 << 18, np.float32)
-        first = drv.InOut(a).get_device_alloc()
-        assert type(first).__name__ == "PooledDeviceAllocation", type(first)
-        address = int(first)
-        del first
         assert int(drv.Out(a).get_device_alloc()) == address
-        assert "pycuda._array_core" not in sys.modules
-        (context, pool), = _arg_handlers._POOLS.values()
-        assert context == drv.Context.get_current() and pool.held_blocks == 1
-        tools.clear_context_caches()  # the pool goes with the other per-context caches
-        assert not _arg_handlers._POOLS
-        print("ok")
-    """,
-    )
+        """
+    parts = [imports, textwrap.dedent(common), textwrap.dedent(after), 'print("ok")']
+    assert fake_libcuda.run_on_fake(fake_libcuda_so, "\n".join(parts)).strip() == "ok"
 
 
 def test_the_host_side_settings_are_checked_and_restored():

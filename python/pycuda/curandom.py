@@ -260,12 +260,8 @@ class _RandomNumberGeneratorBase:
         }
 
     def _launch(self, name: str, stream: Any, *args: Any) -> None:
-        func = self._kernels[name]
         grid, block = (self.block_count, 1), (self.generators_per_block, 1, 1)
-        if stream is None:
-            func.prepared_call(grid, block, self.state, *args)
-        else:
-            func.prepared_async_call(grid, block, stream, self.state, *args)
+        core.launch(self._kernels[name], grid, block, stream, (self.state, *args))
 
     # -- uniform ------------------------------------------------------------------------------
 
@@ -333,13 +329,8 @@ class _RandomNumberGeneratorBase:
         return self._starts
 
     def _launch_flat(self, name: str, stream: Any, threads: int, *args: Any) -> None:
-        func = self._fast[name]
         block = _curand_split.BLOCK
-        grid = (-(-threads // block), 1)
-        if stream is None:
-            func.prepared_call(grid, (block, 1, 1), *args)
-        else:
-            func.prepared_async_call(grid, (block, 1, 1), stream, *args)
+        core.launch(self._fast[name], (-(-threads // block), 1), (block, 1, 1), stream, args)
 
     def fill_normal(self, data: Any, stream: Any = None) -> None:
         """Fill ``data`` (float32/float64) with standard normal numbers."""
