@@ -1,5 +1,6 @@
 // bindings/flat_launches.cpp: pycuda._driver.FlatLaunches, the hot path of gpuarray's binary
-// operators on C-contiguous operands of one shape (a + b, a * 2.0, 1 - a, ...).
+// operators on C-contiguous operands of one shape (a + b, a * 2.0, 1 - a, ...) and of the
+// one-block whole-array reductions (gpuarray.sum(a), max, min on small arrays).
 //
 // pycuda._operators decides an operator once per combination of operand types (a Plan),
 // compiles its flat kernel and launches it; then it remembers here what that launch took,
@@ -12,6 +13,10 @@
 // host). Anything not remembered or not plain (a subclass, strides, another allocator, an
 // address not 16-byte aligned, an int outside the range its rules were resolved for) goes to
 // the Python path, which decides as it always did. The GIL guards the table.
+//
+// pycuda._reduction_kernel remembers the reductions the same way, keyed by (kernel factory,
+// dtype, context, element count), where one block reduces the whole array: what a small
+// `sum(a).get()` pays on top of its launch and copy back (docs/benchmarks.md).
 #include "bindings/flat_launches.hpp"
 
 #include "bindings/arg_packer.hpp"
@@ -26,11 +31,13 @@
 #include "core/function.hpp"
 #include "core/nvtx.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <new>
+#include <span>
 #include <unordered_map>
 #include <utility>
 
@@ -122,6 +129,49 @@ nb::object new_block(const std::shared_ptr<Source>& source, size_t bytes, CUdevi
     return block;
 }
 
+/// The element count of `self` where it is an exact instance of `type` with a positive int
+/// size; 0 where the Python path must decide.
+long long served_count(PyObject* self, PyTypeObject* type) {
+    if (Py_TYPE(self) != type)
+        return 0;
+    PyObject* size = reinterpret_cast<ArrayObject*>(self)->size;
+    if (!size || !PyLong_CheckExact(size))
+        return 0;
+    long long n = PyLong_AsLongLong(size);
+    if (n <= 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return n;
+}
+
+/// A new block of `bytes` from `e`'s source (its address in `out`), and `e.function` launched
+/// on it: the block's address, then `args`; within an NVTX range named `range` where auto
+/// ranges are on and `range` is given (the Python path's own).
+nb::object launch_into_new_block(const FlatEntry& e, size_t bytes, std::span<PyObject* const> args,
+                                 PyObject* range, CUdeviceptr& out) {
+    nb::object gpudata = e.ordered ? new_block<StreamOrderedAllocation>(e.ordered, bytes, out)
+                                   : new_block<PooledDeviceAllocation>(e.pool, bytes, out);
+    nb::object out_ptr = nb::steal(PyLong_FromUnsignedLongLong(out));
+    if (!out_ptr.is_valid())
+        throw nb::python_error();
+    PyObject* packed[4] = {out_ptr.ptr()};
+    std::copy(args.begin(), args.end(), packed + 1);
+    Function& f = *nb::inst_ptr<Function>(e.function);
+    ArgBuffer buf(&*f.prepared_layout, &f.name());
+    pack_by_layout(buf, *f.prepared_layout, packed, 1 + args.size());
+    if (range && nvtx_auto_ranges()) [[unlikely]] {
+        const char* name = PyUnicode_AsUTF8(range);
+        if (name == nullptr)
+            throw nb::python_error();
+        NvtxAutoRange scope(name);
+        f.launch(e.grid, e.block, 0, nullptr, buf.data(), buf.size());
+    } else {
+        f.launch(e.grid, e.block, 0, nullptr, buf.data(), buf.size());
+    }
+    return gpudata;
+}
+
 } // namespace
 
 std::size_t FlatKeyHash::operator()(const FlatKey& k) const noexcept {
@@ -198,6 +248,73 @@ bool FlatLaunches::remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool 
     return true;
 }
 
+bool FlatLaunches::remember_reduction(nb::handle kernel_of, nb::handle dtype,
+                                      std::uintptr_t context, long long n, nb::handle function,
+                                      unsigned block, nb::handle allocate, nb::handle result,
+                                      Py_ssize_t itemsize) {
+    FlatEntry e;
+    if (!read_block_source(allocate, e))
+        return false;
+    Function* f = nullptr;
+    if (!nb::try_cast<Function*>(function, f) || f == nullptr || !f->prepared_layout)
+        return false;
+    if (!array_type_.is_valid())
+        return false;
+    if (entries_.size() >= capacity_)
+        entries_.clear();
+    e.keep = nb::make_tuple(kernel_of, dtype);
+    e.function = nb::borrow(function);
+    e.grid = {1, 1, 1};
+    e.block = {block, 1, 1};
+    e.result = nb::borrow(result);
+    e.itemsize = itemsize;
+    e.strides1 = nb::steal(PyTuple_New(0)); // the 0-d result's shape and strides
+    e.allocate = nb::borrow(allocate);
+    e.convert = nb::none();
+    FlatKey key{
+        kernel_of.ptr(), dtype.ptr(), nullptr, reinterpret_cast<CUcontext>(context), n, false};
+    entries_.insert_or_assign(key, std::move(e));
+    return true;
+}
+
+nb::object FlatLaunches::reduce(PyObject* kernel_of, PyObject* array, PyObject* allocator,
+                                PyObject* fallback) {
+    if (allocator == Py_None)
+        if (nb::object result = try_reduce(kernel_of, array))
+            return result;
+    PyObject* args[] = {kernel_of, array, allocator};
+    PyObject* out = PyObject_Vectorcall(fallback, args, 3, nullptr);
+    if (!out)
+        throw nb::python_error();
+    return nb::steal(out);
+}
+
+nb::object FlatLaunches::try_reduce(PyObject* kernel_of, PyObject* self) {
+    PyTypeObject* type = array_type();
+    long long n = entries_.empty() ? 0 : served_count(self, type);
+    Operand a;
+    if (!n || !read_operand(self, a))
+        return {};
+    auto it =
+        entries_.find(FlatKey{kernel_of, a.dtype, nullptr, Context::current_handle(), n, false});
+    if (it == entries_.end())
+        return {};
+    const FlatEntry e = it->second; // (gc.collect on running out of memory may clear the table)
+    auto* array = reinterpret_cast<ArrayObject*>(self);
+    if (array->allocator != e.allocate.ptr())
+        return {};
+    nb::object self_ptr = nb::steal(PyLong_FromUnsignedLongLong(a.address));
+    if (!self_ptr.is_valid())
+        throw nb::python_error();
+    CUdeviceptr out = 0;
+    PyObject* args[2] = {self_ptr.ptr(), array->size};
+    // No NVTX range: the Python path launches through prepared_call, which opens none.
+    nb::object gpudata = launch_into_new_block(e, e.itemsize, args, nullptr, out);
+    nb::object one = nb::steal(PyLong_FromLong(1));
+    return make_array(type, e.strides1.ptr(), e.result.ptr(), e.strides1.ptr(), one.ptr(),
+                      e.allocate.ptr(), gpudata.ptr(), out);
+}
+
 int FlatLaunches::traverse(visitproc visit, void* arg) const {
     Py_VISIT(fallback_.ptr());
     Py_VISIT(array_type_.ptr());
@@ -214,17 +331,11 @@ int FlatLaunches::traverse(visitproc visit, void* arg) const {
 
 nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* other, bool reflected) {
     PyTypeObject* type = array_type();
-    if (entries_.empty() || Py_TYPE(self) != type)
+    long long n = entries_.empty() ? 0 : served_count(self, type);
+    if (!n)
         return {};
     auto* array = reinterpret_cast<ArrayObject*>(self);
     PyObject* size = array->size;
-    if (!size || !PyLong_CheckExact(size))
-        return {};
-    long long n = PyLong_AsLongLong(size);
-    if (n <= 0) {
-        PyErr_Clear();
-        return {};
-    }
     Operand a;
     if (!read_operand(self, a))
         return {};
@@ -280,23 +391,9 @@ nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* othe
 
     const size_t bytes = static_cast<size_t>(n) * e.itemsize;
     CUdeviceptr out = 0;
-    nb::object gpudata = e.ordered ? new_block<StreamOrderedAllocation>(e.ordered, bytes, out)
-                                   : new_block<PooledDeviceAllocation>(e.pool, bytes, out);
-    nb::object out_ptr = nb::steal(PyLong_FromUnsignedLongLong(out));
-    PyObject* args[4] = {out_ptr.ptr(), reflected ? value.ptr() : self_ptr.ptr(),
+    PyObject* args[3] = {reflected ? value.ptr() : self_ptr.ptr(),
                          reflected ? self_ptr.ptr() : value.ptr(), size};
-    Function& f = *nb::inst_ptr<Function>(e.function);
-    ArgBuffer buf(&*f.prepared_layout, &f.name());
-    pack_by_layout(buf, *f.prepared_layout, args, 4);
-    if (nvtx_auto_ranges()) [[unlikely]] {
-        const char* name = PyUnicode_AsUTF8(op); // the ufunc's name, as the Python path's
-        if (name == nullptr)
-            throw nb::python_error();
-        NvtxAutoRange range(name);
-        f.launch(e.grid, e.block, 0, nullptr, buf.data(), buf.size());
-    } else {
-        f.launch(e.grid, e.block, 0, nullptr, buf.data(), buf.size());
-    }
+    nb::object gpudata = launch_into_new_block(e, bytes, args, op, out);
 
     nb::object strides =
         PyTuple_GET_SIZE(a.shape) == 1 ? e.strides1 : c_strides(a.shape, e.itemsize);
@@ -317,6 +414,14 @@ PyObject* binary_raw(PyObject* self, PyObject* const* args, Py_ssize_t n) {
         if (n != 4)
             throw nb::type_error("FlatLaunches.binary(array, op, other, reflected)");
         return launches_of(self).binary(args[0], args[1], args[2], args[3] == Py_True);
+    });
+}
+
+PyObject* reduce_raw(PyObject* self, PyObject* const* args, Py_ssize_t n) {
+    return guarded([&] {
+        if (n != 4)
+            throw nb::type_error("FlatLaunches.reduce(kernel_of, array, allocator, fallback)");
+        return launches_of(self).reduce(args[0], args[1], args[2], args[3]);
     });
 }
 
@@ -343,12 +448,20 @@ PyMethodDef binary_def = {
     "binary(array, op, other, reflected)\n\n`array op other` (`other op array` when reflected) "
     "as a new GPUArray where remembered; else what the bound fallback gives."};
 
+PyMethodDef reduce_def = {
+    "reduce", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&reduce_raw)),
+    METH_FASTCALL,
+    "reduce(kernel_of, array, allocator, fallback)\n\nThe whole-array reduction of `array` by "
+    "`kernel_of`'s kernel as a new 0-d GPUArray where remembered and `allocator` is None; else "
+    "what fallback(kernel_of, array, allocator) gives."};
+
 } // namespace
 
 void bind_flat_launches(nb::module_& m) {
     nb::class_<FlatLaunches> cls(
         m, "FlatLaunches", nb::type_slots(flat_slots),
-        "The remembered flat launches of gpuarray's binary operators (see pycuda._operators).");
+        "The remembered flat launches of gpuarray's binary operators (see pycuda._operators) "
+        "and one-block whole-array reductions (pycuda._reduction_kernel).");
     cls.def(nb::init<std::size_t>(), nb::arg("capacity"))
         .def("bind", &FlatLaunches::bind, nb::arg("array_type"), nb::arg("fallback"),
              "Serve the exact instances of `array_type` (GPUArray) from now on; calls not "
@@ -363,6 +476,12 @@ void bind_flat_launches(nb::module_& m) {
              "Remember the launch the Python path made for this key and plan; False where it "
              "cannot be served here (`allocate` neither a DeviceMemoryPool's nor a "
              "StreamOrderedAllocator, a stand-in function).")
+        .def("remember_reduction", &FlatLaunches::remember_reduction, nb::arg("kernel_of"),
+             nb::arg("dtype"), nb::arg("context"), nb::arg("n"), nb::arg("function"),
+             nb::arg("block"), nb::arg("allocate"), nb::arg("result"), nb::arg("itemsize"),
+             "Remember the one-block launch `function(out, array, n)` of a whole-array "
+             "reduction the Python path made, for arrays of `dtype` and `n` elements at 16-byte "
+             "aligned addresses; False where it cannot be served here.")
         .def("clear", &FlatLaunches::clear, "Forget every remembered launch.")
         .def("__len__", &FlatLaunches::size);
     nb::object descr =
@@ -370,6 +489,11 @@ void bind_flat_launches(nb::module_& m) {
     if (!descr.is_valid())
         throw nb::python_error();
     cls.attr("binary") = descr;
+    nb::object reduce =
+        nb::steal(PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &reduce_def));
+    if (!reduce.is_valid())
+        throw nb::python_error();
+    cls.attr("reduce") = reduce;
 }
 
 } // namespace pycuda::bindings

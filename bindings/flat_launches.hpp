@@ -1,5 +1,6 @@
-// bindings/flat_launches.hpp: FlatLaunches, the launches of gpuarray's binary operators that
-// are served in C++ (see flat_launches.cpp), for its binder and the operators' (flat_operator).
+// bindings/flat_launches.hpp: FlatLaunches, the launches of gpuarray's binary operators and
+// whole-array reductions that are served in C++ (see flat_launches.cpp), for its binder and the
+// operators' (flat_operator).
 #pragma once
 
 #include "core/async_memory.hpp"
@@ -20,9 +21,10 @@ namespace pycuda::bindings {
 
 /// What a remembered launch is found by.
 struct FlatKey {
-    PyObject* op;  // the operator's name ("add"): interned, so compared by address
+    PyObject* op;  // the operator's name ("add"): interned, so compared by address; or the
+                   // kernel factory of a whole-array reduction
     PyObject* lhs; // the array's dtype
-    PyObject* rhs; // the other array's dtype, or the scalar's type
+    PyObject* rhs; // the other array's dtype, or the scalar's type; null for a reduction
     CUcontext context;
     long long n;
     bool reflected;
@@ -42,7 +44,7 @@ struct FlatEntry {
     Dim3 grid, block;
     nb::object result;                               // the result's dtype
     Py_ssize_t itemsize;                             // of the result
-    nb::object strides1;                             // (itemsize,)
+    nb::object strides1;                             // (itemsize,); a reduction's: ()
     std::shared_ptr<DeviceMemoryPool> pool;          // null where `ordered` serves
     std::shared_ptr<StreamOrderedAllocator> ordered; // null where `pool` serves
     nb::object allocate; // the context's default allocator: served arrays have it, results get it
@@ -73,6 +75,20 @@ public:
                   std::uintptr_t context, long long n, nb::handle function, unsigned grid,
                   unsigned block, nb::handle allocate, nb::handle plan);
 
+    /// Remembers the one-block launch of a whole-array reduction the Python path just made
+    /// (pycuda._reduction_kernel.reduce_whole: `function(out, array, n)`, a 0-d result of
+    /// dtype `result`), keyed by the kernel factory `kernel_of`, the array's dtype, the context
+    /// and n, for arrays at 16-byte aligned addresses; false where it cannot be served here.
+    bool remember_reduction(nb::handle kernel_of, nb::handle dtype, std::uintptr_t context,
+                            long long n, nb::handle function, unsigned block, nb::handle allocate,
+                            nb::handle result, Py_ssize_t itemsize);
+
+    /// The whole-array reduction of `array` by `kernel_of`'s kernel, as a new 0-d GPUArray,
+    /// where remembered (and `allocator` is None); else `fallback(kernel_of, array,
+    /// allocator)`.
+    nb::object reduce(PyObject* kernel_of, PyObject* array, PyObject* allocator,
+                      PyObject* fallback);
+
     void clear() { entries_.clear(); }
     std::size_t size() const { return entries_.size(); }
     PyTypeObject* array_type() const { return reinterpret_cast<PyTypeObject*>(array_type_.ptr()); }
@@ -83,6 +99,7 @@ public:
 private:
     /// The result, or a null object where the Python path must decide.
     nb::object try_binary(PyObject* array, PyObject* op, PyObject* other, bool reflected);
+    nb::object try_reduce(PyObject* kernel_of, PyObject* array);
 
     nb::object fallback_, array_type_;
     std::size_t capacity_;

@@ -7,6 +7,7 @@ against NumPy and the general path)."""
 from __future__ import annotations
 
 import array_seams
+import fake_libcuda
 import numpy as np
 import pytest
 from launch_log import FakeDevice, LaunchLog, Memory, without_new_memory
@@ -209,6 +210,104 @@ def test_entries_per_context_cleared_and_bounded(recorder, monkeypatch):
     assert 0 < len(_entries(1234)) and len(_array_core.STATES[1234].plans) <= 4
 
 
+# {{{ CPU, against the fake driver: the one-block launches served in C++ (FLAT.reduce)
+
+
+def test_one_block_reductions_are_served_in_cpp(fake_libcuda_so):
+    fake_libcuda.run_on_fake(
+        fake_libcuda_so,
+        """
+        from pycuda import _array_core, _operators, _reduce_ops, gpuarray, tools
+        from pycuda.gpuarray import GPUArray
+
+        def launches():
+            out = (ctypes.c_longlong * 13)()
+            _FAKE.hostemu_launches(out)
+            return out[0] + out[1]
+
+        python_path = _reduce_ops.reduce_whole
+        calls = []
+        def counted(*args):
+            calls.append(args)
+            return python_path(*args)
+        _reduce_ops.reduce_whole = counted  # what sum/max/min hand FLAT.reduce for a miss
+
+        keys = ("dtype", "shape", "strides", "size", "allocator", "base", "nbytes", "itemsize",
+                "mem_size", "_c")
+        served = set()
+        for what in ("sum", "max", "min"):
+            for dtype in (np.float32, np.float64, np.int8, np.int32, np.uint64, np.complex64):
+                if what != "sum" and dtype == np.complex64:
+                    continue
+                for n in (1, 1000, 4097, 10**6):
+                    a = gpuarray.zeros(n, dtype)
+                    first = getattr(gpuarray, what)(a)  # the Python path decides, remembers
+                    assert len(calls) == 1, (what, dtype, n)
+                    plan = _array_core.state().plans[(calls[0][0], a.dtype, n, 0)]
+                    count, before = len(_operators.FLAT), launches()
+                    second = getattr(gpuarray, what)(a)
+                    if plan.stage2 is not None:  # two launches: the Python path's again
+                        assert len(calls) == 2 and launches() == before + 2, (what, dtype, n)
+                        calls.clear()
+                        continue
+                    served.add((what, dtype, n))  # in C++: one launch
+                    assert len(calls) == 1 and launches() == before + 1, (what, dtype, n)
+                    assert len(_operators.FLAT) == count
+                    assert type(second) is GPUArray and second.ptr == int(second.gpudata)
+                    assert [getattr(second, k) for k in keys] == [getattr(first, k) for k in keys]
+                    assert vars(second).keys() == vars(first).keys()
+                    assert second.ptr != first.ptr and second.get().shape == ()
+                    calls.clear()
+        assert ("sum", np.float32, 1000) in served and ("max", np.int8, 1) in served
+        assert ("sum", np.float32, 10**6) not in served
+
+        # Not served (the Python path, every time): an address not 16-byte aligned, a subclass,
+        # an allocator given, an array of another allocator, two stages.
+        a = gpuarray.zeros(1000, np.float32)
+        gpuarray.sum(a)
+        calls.clear()
+        class Sub(GPUArray):
+            pass
+        sub = Sub((1000,), np.float32)
+        own = tools.DeviceMemoryPool().allocate
+        for x, allocator in ((a[1:], None), (sub, None), (a, drv.mem_alloc),
+                             (gpuarray.zeros(1000, np.float32, allocator=own), None),
+                             (gpuarray.zeros(10**7, np.float32), None)):
+            for _ in range(2):
+                r = gpuarray.sum(x, allocator=allocator)
+                assert r.allocator is (allocator or x.allocator)
+            assert len(calls) == 2, x
+            calls.clear()
+
+        # The results' blocks go back; the table is per context and cleared with the caches.
+        source = getattr(a.allocator, "__self__", a.allocator)
+        active = source.active_blocks
+        results = [gpuarray.sum(a) for _ in range(10)]
+        assert source.active_blocks == active + 10 and not calls
+        del results
+        assert source.active_blocks == active
+        other = drv.Device(0).make_context()
+        b = gpuarray.zeros(1000, np.float32)
+        gpuarray.sum(b), gpuarray.sum(b)
+        assert len(calls) == 1  # the other context's own entry
+        other.pop()
+        gpuarray.sum(a)
+        assert len(calls) == 1
+        tools.clear_context_caches()
+        assert len(_operators.FLAT) == 0
+        gpuarray.sum(a), gpuarray.sum(a)  # a's allocator is no longer the context's
+        assert len(calls) == 3
+        c = gpuarray.zeros(1000, np.float32)
+        gpuarray.sum(c), gpuarray.sum(c)
+        assert len(calls) == 4
+        print("ok")
+        """,
+    )
+
+
+# }}}
+
+
 # {{{ GPU: values against NumPy and the general path
 
 
@@ -268,6 +367,36 @@ def test_fast_max_min_against_numpy(ctx, dtype, n):
         for what, ref in (("max", np.max(h)), ("min", np.min(h))):
             got = getattr(gpuarray, what)(a).get()
             assert got.dtype == ref.dtype and got == ref
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1, 1000, 4097])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_served_reductions_match_the_python_path(ctx, monkeypatch, dtype, n):
+    calls = []
+    python_path = _reduce_ops.reduce_whole
+
+    def counted(*args):
+        calls.append(args)
+        return python_path(*args)
+
+    monkeypatch.setattr(_reduce_ops, "reduce_whole", counted)
+    host = _host_data(dtype, n)
+    a = gpuarray.to_gpu(host)
+    for what in ("sum", "max", "min") if dtype.kind != "c" else ("sum",):
+        first = getattr(gpuarray, what)(a)  # the Python path, which remembers a one-block launch
+        plan = _array_core.STATES[ctx.handle].plans[(calls[0][0], dtype, n, 0)]
+        second = getattr(gpuarray, what)(a)  # then served by FLAT.reduce in C++
+        assert len(calls) == (1 if plan.stage2 is None else 2)
+        calls.clear()
+        assert second.dtype == first.dtype and second.shape == first.shape == ()
+        assert second.allocator is first.allocator is a.allocator and second.ptr != first.ptr
+        assert second.get().tobytes() == first.get().tobytes()
+        ref = getattr(np, what)(host)
+        if what == "sum":
+            _assert_sum_close(second.get(), host)
+        else:
+            assert second.get() == ref and second.get().dtype == ref.dtype
 
 
 @pytest.mark.gpu

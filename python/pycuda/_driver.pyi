@@ -1107,7 +1107,7 @@ class ArrayBase:
 
 class FlatLaunches:
     """
-    The remembered flat launches of gpuarray's binary operators (see pycuda._operators).
+    The remembered flat launches of gpuarray's binary operators (see pycuda._operators) and one-block whole-array reductions (pycuda._reduction_kernel).
     """
 
     def __init__(self, capacity: int) -> None: ...
@@ -1127,12 +1127,19 @@ class FlatLaunches:
         Remember the launch the Python path made for this key and plan; False where it cannot be served here (`allocate` neither a DeviceMemoryPool's nor a StreamOrderedAllocator, a stand-in function).
         """
 
+    def remember_reduction(self, kernel_of: object, dtype: object, context: int, n: int, function: object, block: int, allocate: object, result: object, itemsize: int) -> bool:
+        """
+        Remember the one-block launch `function(out, array, n)` of a whole-array reduction the Python path made, for arrays of `dtype` and `n` elements at 16-byte aligned addresses; False where it cannot be served here.
+        """
+
     def clear(self) -> None:
         """Forget every remembered launch."""
 
     def __len__(self) -> int: ...
 
     binary: types.MethodDescriptorType = ...
+
+    reduce: types.MethodDescriptorType = ...
 
 class FlatOperator:
     """

@@ -23,6 +23,7 @@ import numpy as np
 
 from pycuda import _axis_reduction, reduction
 from pycuda._dtypes import info
+from pycuda._operators import FLAT
 from pycuda.reduction import reduce_whole
 
 
@@ -83,7 +84,7 @@ def sum(  # noqa: A001
     """The sum of the elements of ``a`` (dtype as numpy.sum's): over every axis a 0-d
     GPUArray, as the original; ``axis``, ``out`` and ``keepdims`` as NumPy's."""
     if dtype is None and stream is None and axis is None and out is None and not keepdims:
-        result = reduce_whole(_sum_kernel, a, allocator)
+        result = FLAT.reduce(_sum_kernel, a, allocator, reduce_whole)
         if result is not None:
             return result
     _check_array(a, "a")
@@ -136,7 +137,8 @@ def subset_dot(
 def _minmax(what: str, a: Any, stream: Any, allocator: Any, axis: Any = None, out: Any = None,
             keepdims: bool = False) -> Any:  # fmt: skip
     if stream is None and axis is None and out is None and not keepdims:
-        result = reduce_whole(_max_kernel if what == "max" else _min_kernel, a, allocator)
+        kernel_of = _max_kernel if what == "max" else _min_kernel
+        result = FLAT.reduce(kernel_of, a, allocator, reduce_whole)
         if result is not None:
             return result
     _check_array(a, "a")

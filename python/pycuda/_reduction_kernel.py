@@ -11,6 +11,7 @@ import numpy as np
 
 from pycuda import _array_core as core
 from pycuda import _dtypes, compiler, driver
+from pycuda._operators import FLAT
 from pycuda._reduction_parts import resident_blocks
 from pycuda._reduction_source import (  # noqa: F401 - the original's module functions
     BLOCK_SIZE,
@@ -279,7 +280,9 @@ def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -
     """``kernel_of(a.dtype)(a, allocator=allocator)`` for a plain non-empty C-contiguous
     GPUArray (the module functions' sum, max and min), its plan looked up in the context's
     cache by (``kernel_of``, dtype, n, address % 16) without asking the memoized factory;
-    None where the general path must decide (the plan is still the kernel's own decision)."""
+    None where the general path must decide (the plan is still the kernel's own decision).
+    A one-block launch is also remembered by FLAT, whose ``reduce`` then serves it in C++ (it
+    calls this function for everything else)."""
     if type(a) is not core.array_class() or not a._c:
         return None
     n = a.size
@@ -300,6 +303,14 @@ def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -
         if align is not None and 16 % align:
             return None  # whether 16-byte loads apply would depend on more than ptr % 16
         plan = state.remember(key, krnl._launch_plan(n, krnl._aligned(ptr)))
+    served = state.flat and allocator is None and a.allocator is state.allocate
+    if served and plan.stage2 is None and not ptr & 15:
+        # One block: FLAT.reduce serves the next such call in C++ (the module functions').
+        FLAT.remember_reduction(
+            kernel_of, a.dtype, core.seams.context_handle(), n,
+            getattr(plan.stage1, "__self__", None), plan.block[0], state.allocate, plan.result,
+            plan.itemsize,
+        )  # fmt: skip
     return launch_plan(plan, ptr, n, allocator or a.allocator)
 
 
