@@ -42,12 +42,15 @@ def test_fast_kernels_of_each_class(cls):
             assert fmt == "PPQIQ"
             continue
         fill, suffix = name.rsplit("_", 1)
-        assert suffix == kind
+        assert suffix == kind or (kind, suffix) == ("split", "packed")
         # split: starts, states, output, n, state count, part size; wide: no starts, no parts
         head = "PPPQIQ" if kind == "split" else "PPQI"
         assert fmt == head + fills[fill][3:]
-    if kind == "split":  # every Sobol fill, the Poisson ones included
-        assert set(formats) == {"starts"} | {f"{n}_split" for n in fills}
+    if kind == "split":  # every Sobol fill, the Poisson ones included; packed: 4-byte numbers
+        four = {n for n, fmt in fills.items() if n.endswith(("float32", "int32"))}
+        assert set(formats) == {"starts"} | {f"{n}_split" for n in fills} | {
+            f"{n}_packed" for n in four
+        }
     else:
         assert set(formats) == {"uniform_float32_wide", "uniform_uint32_wide",
                                 "normal2_float32_wide", "log_normal2_float32_wide"}  # fmt: skip
@@ -76,6 +79,15 @@ def test_sobol_kernels_walk_the_points():
     assert "(unsigned int)(x >> 32)" in kernel(source, "uniform_uint32_split")
     assert "_curand_normal_icdf_double(x)" in kernel(source, "normal_float64_split")
     assert "__ffs(diff)" in split.split_source(curandom.Sobol32RandomNumberGenerator._spec)
+    # Two adjacent states a thread for 4-byte numbers, their row stored in one 8-byte store;
+    # states at different indices step each, the others together.
+    packed = kernel(source, "uniform_float32_packed")
+    assert "constexpr int L = 2;" in packed and "struct __align__(8) Row" in packed
+    assert "*reinterpret_cast<Row *>(d + i + 3 * g) = r3;" in packed
+    assert "x[j] ^= step(j, pos[j]++);" in packed and "together = together &&" in packed
+    assert "_curand_poisson(x, (double)d[i])" in kernel(source, "poisson_inplace_int32_packed")
+    assert "uniform_float64_packed" not in source and "uniform_uint64_packed" not in source
+    assert [split.lanes(size) for size in (4, 8)] == [2, 1]
 
 
 def test_sobol_parts_and_part_sizes():
@@ -83,6 +95,7 @@ def test_sobol_parts_and_part_sizes():
     assert split.sobol_parts(132 * 896, resident) == 37
     assert split.sobol_parts(132 * 384, resident) == 64  # at most 64
     assert split.sobol_parts(10**7, resident) == 2  # at least 2
+    assert split.sobol_parts(132 * 1024, resident, 8) == 16  # the packed kernels' 8 waves
     # A multiple of a power of two near an eighth of the share: few Gray-code bits differ.
     assert split.part_size(10, 8) == 2
     assert split.part_size(101, 8) == 14

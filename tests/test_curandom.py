@@ -643,21 +643,28 @@ def test_large_fills_take_the_fast_kernels(fake_driver, monkeypatch, cls):
         gen.gen_normal((768 * 8 + 1,), np.float32)  # one number a call: the original's
         assert fake_driver[-1][0] == "normal_float32"
         return
-    # Sobol: 768 states on a device of 384 resident threads; 16 waves ask 8 parts: parts of 2
-    # numbers (10 / 8, up to a multiple of 2), 5 of them. The starts come first, on the same
-    # stream, in the buffer that the split kernel reads.
-    assert len(fake_driver) == count + 2 and name == "uniform_float32_split"
+    # Sobol: 768 states on a device of 384 resident threads. 4-byte numbers at an 8-byte
+    # aligned address: two adjacent states a thread (the packed kernels); 8 waves ask 4 parts:
+    # parts of 4 numbers (10 / 4, up to a multiple of 2), 3 of them, 384 * 3 threads. The
+    # starts come first, on the same stream, in the buffer that the kernel reads.
+    assert len(fake_driver) == count + 2 and name == "uniform_float32_packed"
     starts, starts_grid, _, starts_args = fake_driver[-2]
-    assert starts == "starts" and starts_grid == grid == (15, 1)
-    assert starts_args[0] == state and starts_args[2:] == (7680, 768, 2)
-    assert args == (starts_args[1], state, data.gpudata, 7680, 768, 2)
-    gen.gen_uniform((768 * 100 + 1,), np.float32)  # 101 a state: parts of 14 (12.6 up), 8
+    assert starts == "starts" and starts_grid == (9, 1) and grid == (5, 1)
+    assert starts_args[0] == state and starts_args[2:] == (7680, 768, 4)
+    assert args == (starts_args[1], state, data.gpudata, 7680, 768, 4)
+    # 8-byte numbers: one state a thread (the split kernels); 16 waves ask 8 parts of 2
+    # numbers, 5 of them. (The packed kernels' other condition, an address 8-byte aligned, is
+    # met by every block of this fake; the GPU test covers one that is not.)
+    data = gen.gen_uniform((768 * 10,), np.float64)
+    assert fake_driver[-1][0] == "uniform_float64_split" and fake_driver[-1][1] == (15, 1)
+    assert fake_driver[-1][3] == (fake_driver[-2][3][1], state, data.gpudata, 7680, 768, 2)
+    gen.gen_uniform((768 * 100 + 1,), np.float64)  # 101 a state: parts of 14 (12.6 up), 8
     assert fake_driver[-1][1] == (24, 1) and fake_driver[-1][3][-1] == 14
     gen.gen_log_normal((768 * 8,), np.float64, 1.0, 0.5)
     assert fake_driver[-1][0] == "log_normal_float64_split"
     assert fake_driver[-1][3][-2:] == (1.0, 0.5)
     gen.gen_poisson((768 * 8,), np.uint32, 2.0)
-    assert fake_driver[-1][0] == "poisson_uint32_split" and fake_driver[-1][3][-1] == 2.0
+    assert fake_driver[-1][0] == "poisson_uint32_packed" and fake_driver[-1][3][-1] == 2.0
 
 
 def test_generator_argument_errors(fake_driver):
@@ -1163,9 +1170,11 @@ def test_fast_fills_write_what_one_thread_a_state_writes(ctx, cls, parts, monkey
     g = gen.generator_count
     state = np.empty(g * gen._state_size(), np.uint8)
 
-    def run(fill, dtype, count, params, split):
+    def run(fill, dtype, count, params, split, offset):
         monkeypatch.setattr(curandom, "_SPLIT_MIN_ITEMS", 2 if split else 2**62)
-        data = curandom._to_gpu(np.full(count, 3, dtype))  # 3: the in-place Poisson's mean
+        # 3: the in-place Poisson's mean. An offset of one element: 4-byte numbers not 8-byte
+        # aligned, which the Sobol classes draw a state a thread (not two).
+        data = curandom._to_gpu(np.full(count + offset, 3, dtype))[offset:]
         getattr(gen, f"fill_{fill}")(data, *params)
         # What the states draw next, one thread a state: equal states draw equal numbers.
         monkeypatch.setattr(curandom, "_SPLIT_MIN_ITEMS", 2**62)
@@ -1174,12 +1183,13 @@ def test_fast_fills_write_what_one_thread_a_state_writes(ctx, cls, parts, monkey
                  gen.gen_uniform((2 * g + 5,), np.uint32).get()]  # fmt: skip
         return data.get(), probe
 
-    for fill, dtype, count, params in _split_cases(cls, g):
+    unaligned = [("uniform", np.float32, 5 * g + 3, (), 1), ("poisson", np.int32, 5 * g, (3.0,), 1)]
+    for fill, dtype, count, params, offset in [(*c, 0) for c in _split_cases(cls, g)] + unaligned:
         drv.memcpy_dtoh(state, gen.state)
-        split = run(fill, dtype, count, params, True)
+        split = run(fill, dtype, count, params, True, offset)
         drv.memcpy_htod(gen.state, state)
-        one = run(fill, dtype, count, params, False)
-        what = (fill, np.dtype(dtype).name, count, params)
+        one = run(fill, dtype, count, params, False, offset)
+        what = (fill, np.dtype(dtype).name, count, params, offset)
         assert split[0].tobytes() == one[0].tobytes(), what
         for a, b in zip(split[1], one[1], strict=True):
             assert a.tobytes() == b.tobytes(), what

@@ -13,7 +13,9 @@ for bit on the GPU); how much sooner, and why the others keep the original's ker
   indices differ: a few, as parts are a multiple of a large power of two), and each state's
   first eight direction vectors in rows, so that a warp reads them in one piece. A part then
   walks four points a step, three of which XOR in the first two vectors. The thread that
-  draws a state's last number writes back its index and point.
+  draws a state's last number writes back its index and point. Fills of 4-byte numbers into
+  8-byte aligned arrays take the ``<fill>_packed`` kernels: a thread draws a part of two
+  adjacent states and stores their numbers of an index together.
 * **Philox** (uniform float32 and 32-bit integers, the Box-Muller pairs and log-normal pairs
   of float32): one thread a state, as the original's, drawing four numbers a call
   (``curand_uniform4``, ``curand4``, ``curand_normal4``, ``curand_log_normal4``: four
@@ -43,6 +45,7 @@ BLOCK = 256  # threads per block of every kernel made here
 SOBOL_WAVES = 16  # a Sobol fill's parts: about this many waves of resident threads
 SOBOL_ROWS = 8  # direction vectors that `starts` lays out in rows (b < 8: 255 steps of 256)
 _PHILOX = "curandStatePhilox4_32_10_t"
+_C_SIZES = {"float": 4, "double": 8, "int": 4, "unsigned int": 4, "unsigned long long": 8}
 
 # {{{ kernel text
 
@@ -127,6 +130,124 @@ __global__ void __launch_bounds__(%(block)d)
     if (end == items) {
         s[id].i = pos;
         s[id].x = x;
+    }
+}
+"""
+
+# The split kernel over `lanes` consecutive states a thread, whose numbers of one row (one
+# index of each state, adjacent in `d`) it stores together: one number a store throttled the
+# stores (a pattern of 4-byte stores alone reached ~82% of the copy, of 16-byte ones ~99%,
+# docs/benchmarks.md). States drawn to the same index step together; a thread over states
+# at different indices (after a fill that was not a multiple of `generators`) steps each.
+_PACKED = """
+__global__ void __launch_bounds__(%(block)d)
+%(name)s_packed(const %(word)s *from, %(state_type)s *s, %(out_type)s *d, unsigned long long n,
+    unsigned int generators, unsigned long long per_part%(params)s)
+{
+    constexpr int L = %(lanes)d;
+    struct __align__(%(row_bytes)d) Row { %(out_type)s v[L]; }; // one store
+    const unsigned long long flat = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned int columns = generators / L;
+    const unsigned int id = (unsigned int)(flat %% columns) * L;
+    const unsigned long long part = flat / columns;
+    const unsigned long long g = generators;
+    const unsigned long long begin = part * per_part;
+    unsigned long long items[L], end[L];
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+        items[j] = id + j < n ? (n - 1 - id - j) / g + 1 : 0;
+        end[j] = min(items[j], begin + per_part);
+    }
+    if (begin >= end[0])
+        return;
+    const unsigned long long tp = ((n + g - 1) / g + per_part - 1) / per_part * g;
+    %(word)s pos[L], x[L], v[L][%(rows)d];
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+        pos[j] = from[part * g + id + j];
+        x[j] = from[tp + part * g + id + j];
+#pragma unroll
+        for (int b = 0; b < %(rows)d; ++b)
+            v[j][b] = from[2 * tp + b * g + id + j];
+    }
+    auto step = [&](int j, %(word)s at) {
+        const int b = __curand_find_trailing_zero(at);
+        if (b < 4)
+            return b == 0 ? v[j][0] : b == 1 ? v[j][1] : b == 2 ? v[j][2] : v[j][3];
+        if (b < 8)
+            return b == 4 ? v[j][4] : b == 5 ? v[j][5] : b == 6 ? v[j][6] : v[j][7];
+        return s[id + j].direction_vectors[b];
+    };
+    auto draw = [&](%(word)s x, unsigned long long i) { return %(draw)s; };
+    // Rows every state of the thread draws here (counts fall by at most one along the states).
+    const unsigned long long last = end[L - 1];
+    unsigned long long k = begin, i = id + begin * g;
+    bool together = true;
+#pragma unroll
+    for (int j = 1; j < L; ++j)
+        together = together && pos[j] == pos[0];
+    if (together) {
+        %(word)s p = pos[0];
+        for (; k < last && (p & 3); ++k, i += g, ++p) {
+            Row r;
+#pragma unroll
+            for (int j = 0; j < L; ++j) {
+                r.v[j] = draw(x[j], i + j);
+                x[j] ^= step(j, p);
+            }
+            *reinterpret_cast<Row *>(d + i) = r;
+        }
+        for (; k + 4 <= last; k += 4, i += 4 * g, p += 4) {
+            Row r0, r1, r2, r3;
+#pragma unroll
+            for (int j = 0; j < L; ++j) {
+                r0.v[j] = draw(x[j], i + j);
+                x[j] ^= v[j][0];
+                r1.v[j] = draw(x[j], i + g + j);
+                x[j] ^= v[j][1];
+                r2.v[j] = draw(x[j], i + 2 * g + j);
+                x[j] ^= v[j][0];
+                r3.v[j] = draw(x[j], i + 3 * g + j);
+                x[j] ^= step(j, p + 3);
+            }
+            *reinterpret_cast<Row *>(d + i) = r0;
+            *reinterpret_cast<Row *>(d + i + g) = r1;
+            *reinterpret_cast<Row *>(d + i + 2 * g) = r2;
+            *reinterpret_cast<Row *>(d + i + 3 * g) = r3;
+        }
+        for (; k < last; ++k, i += g, ++p) {
+            Row r;
+#pragma unroll
+            for (int j = 0; j < L; ++j) {
+                r.v[j] = draw(x[j], i + j);
+                x[j] ^= step(j, p);
+            }
+            *reinterpret_cast<Row *>(d + i) = r;
+        }
+#pragma unroll
+        for (int j = 0; j < L; ++j)
+            pos[j] = p;
+    } else {
+        for (; k < last; ++k, i += g) {
+            Row r;
+#pragma unroll
+            for (int j = 0; j < L; ++j) {
+                r.v[j] = draw(x[j], i + j);
+                x[j] ^= step(j, pos[j]++);
+            }
+            *reinterpret_cast<Row *>(d + i) = r;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+        if (end[j] > last) { // the row only the states before n %% generators draw
+            d[i + j] = draw(x[j], i + j);
+            x[j] ^= step(j, pos[j]++);
+        }
+        if (end[j] == items[j]) {
+            s[id + j].i = pos[j];
+            s[id + j].x = x[j];
+        }
     }
 }
 """
@@ -237,7 +358,11 @@ def split_source(spec: GeneratorSpec) -> str:
                             "rows": SOBOL_ROWS}  # fmt: skip
     text = [_STARTS % keys]
     for name, (out, draw, params) in _sobol_draws(spec).items():
-        text.append(_SPLIT % dict(keys, name=name, out_type=out, draw=draw, params=params))
+        fill = dict(keys, name=name, out_type=out, draw=draw, params=params)
+        text.append(_SPLIT % fill)
+        size = _C_SIZES[out]
+        if lanes(size) > 1:
+            text.append(_PACKED % dict(fill, lanes=lanes(size), row_bytes=lanes(size) * size))
     return 'extern "C" {\n' + "".join(text) + "}\n"
 
 
@@ -255,14 +380,25 @@ def fast_kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
     if not kind:
         return {}
     formats = {"starts": "PPQIQ"}
-    formats.update({f"{name}_split": "PPPQIQ" + fills[name][3:] for name in _sobol_draws(spec)})
+    for name, (out, _, _) in _sobol_draws(spec).items():
+        formats[f"{name}_split"] = "PPPQIQ" + fills[name][3:]
+        if lanes(_C_SIZES[out]) > 1:
+            formats[f"{name}_packed"] = formats[f"{name}_split"]
     return formats
 
 
-def sobol_parts(generators: int, resident: int) -> int:
+def lanes(itemsize: int) -> int:
+    """States a ``<fill>_packed`` thread draws, for numbers of ``itemsize`` bytes: as many as
+    one 8-byte store holds (two float32s; 16-byte stores kept more registers a thread, which
+    slowed the normal fills). 1: the fill has no packed kernel."""
+    return max(1, 8 // itemsize)
+
+
+def sobol_parts(generators: int, resident: int, waves: int = SOBOL_WAVES) -> int:
     """How many parts a Sobol fill cuts each of ``generators`` states into, on a device of
-    ``resident`` threads at full occupancy: about ``SOBOL_WAVES`` waves, at most 64."""
-    return min(64, max(2, -(-SOBOL_WAVES * resident // generators)))
+    ``resident`` threads at full occupancy: about ``waves`` waves of a thread a state and part
+    (the packed kernels' threads, two states each, ask half as many), at most 64."""
+    return min(64, max(2, -(-waves * resident // generators)))
 
 
 def part_size(items: int, parts: int) -> int:

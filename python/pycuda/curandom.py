@@ -237,6 +237,9 @@ class _RandomNumberGeneratorBase:
         }
         self._fast_kind = _curand_split.fast_fills(spec)
         self._parts = _curand_split.sobol_parts(self.generator_count, _resident_threads())
+        self._packed_parts = _curand_split.sobol_parts(
+            self.generator_count, _resident_threads(), _curand_split.SOBOL_WAVES // 2
+        )
         self._starts: Any = None  # the buffer of starts, made by the first split fill
         self._starts_bytes = 0
 
@@ -312,13 +315,21 @@ class _RandomNumberGeneratorBase:
             self._launch_flat(f"{name}_wide", stream, generators, self.state, data.gpudata,
                               *args, *params)  # fmt: skip
             return
-        per_part = _curand_split.part_size(items, self._parts)
+        # Two adjacent states a thread where the class has the kernel and the rows allow it.
+        lanes = _curand_split.lanes(data.dtype.itemsize)
+        packed = f"{name}_packed" in self._fast and not (
+            generators % lanes or int(data.gpudata) % 8
+        )
+        per_part = _curand_split.part_size(items, self._packed_parts if packed else self._parts)
         parts = -(-items // per_part)
         starts = self._starts_buffer(parts)
         self._launch_flat("starts", stream, generators * parts, self.state, starts, *args,
                           np.uint64(per_part))  # fmt: skip
-        self._launch_flat(f"{name}_split", stream, generators * parts, starts, self.state,
-                          data.gpudata, *args, np.uint64(per_part), *params)  # fmt: skip
+        kernel, threads = (
+            (f"{name}_packed", generators // lanes) if packed else (f"{name}_split", generators)
+        )
+        self._launch_flat(kernel, stream, threads * parts, starts, self.state, data.gpudata,
+                          *args, np.uint64(per_part), *params)  # fmt: skip
 
     def _starts_buffer(self, parts: int) -> Any:
         word = self._spec.bits // 8
