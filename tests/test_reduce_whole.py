@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from launch_log import FakeDevice, LaunchLog, Memory, without_new_memory
 
-from pycuda import _array_core, _reduce_ops, gpuarray, reduction
+from pycuda import _array_core, _operators, _reduce_ops, gpuarray, reduction
 from pycuda._dtypes import info
 from pycuda.gpuarray import GPUArray
 
@@ -381,6 +381,7 @@ def test_served_reductions_match_the_python_path(ctx, monkeypatch, dtype, n):
         return python_path(*args)
 
     monkeypatch.setattr(_reduce_ops, "reduce_whole", counted)
+    _operators.FLAT.clear()  # earlier tests' launches, which FLAT would serve from the start
     host = _host_data(dtype, n)
     a = gpuarray.to_gpu(host)
     for what in ("sum", "max", "min") if dtype.kind != "c" else ("sum",):
