@@ -664,7 +664,7 @@ def test_large_fills_take_the_fast_kernels(fake_driver, monkeypatch, cls):
     assert fake_driver[-1][0] == "log_normal_float64_split"
     assert fake_driver[-1][3][-2:] == (1.0, 0.5)
     gen.gen_poisson((768 * 8,), np.uint32, 2.0)
-    assert fake_driver[-1][0] == "poisson_uint32_packed" and fake_driver[-1][3][-1] == 2.0
+    assert fake_driver[-1][0] == "poisson_uint32_split" and fake_driver[-1][3][-1] == 2.0
 
 
 def test_generator_argument_errors(fake_driver):

@@ -13,9 +13,9 @@ for bit on the GPU); how much sooner, and why the others keep the original's ker
   indices differ: a few, as parts are a multiple of a large power of two), and each state's
   first eight direction vectors in rows, so that a warp reads them in one piece. A part then
   walks four points a step, three of which XOR in the first two vectors. The thread that
-  draws a state's last number writes back its index and point. Fills of 4-byte numbers into
-  8-byte aligned arrays take the ``<fill>_packed`` kernels: a thread draws a part of two
-  adjacent states and stores their numbers of an index together.
+  draws a state's last number writes back its index and point. Fills of 4-byte numbers (but
+  Poisson's) into 8-byte aligned arrays take the ``<fill>_packed`` kernels: a thread draws a
+  part of two adjacent states and stores their numbers of an index together.
 * **Philox** (uniform float32 and 32-bit integers, the Box-Muller pairs and log-normal pairs
   of float32): one thread a state, as the original's, drawing four numbers a call
   (``curand_uniform4``, ``curand4``, ``curand_normal4``, ``curand_log_normal4``: four
@@ -360,8 +360,8 @@ def split_source(spec: GeneratorSpec) -> str:
     for name, (out, draw, params) in _sobol_draws(spec).items():
         fill = dict(keys, name=name, out_type=out, draw=draw, params=params)
         text.append(_SPLIT % fill)
-        size = _C_SIZES[out]
-        if lanes(size) > 1:
+        if _packs(name, out):
+            size = _C_SIZES[out]
             text.append(_PACKED % dict(fill, lanes=lanes(size), row_bytes=lanes(size) * size))
     return 'extern "C" {\n' + "".join(text) + "}\n"
 
@@ -382,9 +382,16 @@ def fast_kernel_formats(spec: GeneratorSpec) -> dict[str, str]:
     formats = {"starts": "PPQIQ"}
     for name, (out, _, _) in _sobol_draws(spec).items():
         formats[f"{name}_split"] = "PPPQIQ" + fills[name][3:]
-        if lanes(_C_SIZES[out]) > 1:
+        if _packs(name, out):
             formats[f"{name}_packed"] = formats[f"{name}_split"]
     return formats
+
+
+def _packs(fill: str, out: str) -> bool:
+    """Whether Sobol fill ``fill`` (of C type ``out``) has a packed kernel: 4-byte numbers,
+    but not Poisson's, whose inverse-CDF search in doubles ran slower in the packed kernels'
+    fewer threads (6% of the copy against 7%, Sobol64 4.5% against 6-7%)."""
+    return lanes(_C_SIZES[out]) > 1 and not fill.startswith("poisson")
 
 
 def lanes(itemsize: int) -> int:
