@@ -315,10 +315,12 @@ class _RandomNumberGeneratorBase:
             self._launch_flat(f"{name}_wide", stream, generators, self.state, data.gpudata,
                               *args, *params)  # fmt: skip
             return
-        # Two adjacent states a thread where the class has the kernel and the rows allow it.
+        # Adjacent states a thread where the class has the kernel and the rows allow it: whole
+        # rows of states, each stored in one piece at its own aligned address.
         lanes = _curand_split.lanes(data.dtype.itemsize)
+        row_bytes = lanes * data.dtype.itemsize
         packed = f"{name}_packed" in self._fast and not (
-            generators % lanes or int(data.gpudata) % 8
+            generators % lanes or int(data.gpudata) % row_bytes
         )
         per_part = _curand_split.part_size(items, self._packed_parts if packed else self._parts)
         parts = -(-items // per_part)
