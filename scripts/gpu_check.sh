@@ -5,8 +5,9 @@
 # SKIP_BENCH=1 and SKIP_CLIENTS=1 leave those parts out; CLIENTS_ARGS (default "-n 8") and
 # CLIENTS_TIMEOUT (default 300 s) go to scripts/clients.sh.
 # Carried along (ignored folders; the device tool's carry=[...]):
-#  - .whl/: wheels the offline machine lacks (scripts/clients.sh says how to fetch them); with
-#    pytest-xdist among them the tests run in PYTEST_WORKERS (default 8) processes;
+#  - .whl/: wheels the offline machine lacks (scripts/clients.sh says how to fetch them);
+#    wherever pytest-xdist is importable (installed, or among them) the tests run in
+#    PYTEST_WORKERS (default 8) processes;
 #  - .baseline/: an earlier tree of this repository (`git archive <commit> | tar -x -C
 #    .baseline`); it is built too, and benchmarks/_compare_versions.py times both builds' host
 #    costs in the same run.
@@ -22,9 +23,9 @@ cat "$out/gpu.txt"
 if compgen -G ".whl/*.whl" >/dev/null; then
     python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/pycuda-site \
         .whl/*.whl > "$out/wheels.log" 2>&1 && export PYTHONPATH=/tmp/pycuda-site${PYTHONPATH:+:$PYTHONPATH}
-    if python3 -c "import xdist" 2>/dev/null; then
-        export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} -n ${PYTEST_WORKERS:-8}"
-    fi
+fi
+if python3 -c "import xdist" 2>/dev/null; then
+    export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:-} -n ${PYTEST_WORKERS:-8}"
 fi
 if [ -d .baseline ] && [ -z "${SKIP_BASELINE:-}" ]; then
     # Built beside the suite (a few cores), for the host-cost comparison at the end.
