@@ -74,8 +74,9 @@ def test_sobol_kernels_walk_the_points():
     starts = kernel(source, "starts")
     assert "x ^= v[__ffsll(diff) - 1];" in starts and "b < 8; ++b" in starts
     body = kernel(source, "poisson_inplace_float32_split")
-    assert "_curand_poisson(x, (double)d[i])" in body and "x ^= v1;" in body
-    assert "b == 7 ? v7 : s[id].direction_vectors[b]" in body
+    assert "_curand_poisson(x, (double)d[i])" in body and "x[j] ^= v[j][1];" in body
+    assert "return s[id + j].direction_vectors[b];" in body and "constexpr int L = 1;" in body
+    assert "struct __align__(4) Row" in body  # one number a store
     assert "(unsigned int)(x >> 32)" in kernel(source, "uniform_uint32_split")
     assert "_curand_normal_icdf_double(x)" in kernel(source, "normal_float64_split")
     assert "__ffs(diff)" in split.split_source(curandom.Sobol32RandomNumberGenerator._spec)

@@ -79,69 +79,16 @@ starts(const %(state_type)s *s, %(word)s *out, unsigned long long n, unsigned in
 }
 """
 
-# `draw(x, i)` is the number of point x for element i (the in-place Poisson reads d[i]).
-_SPLIT = """
+# A part of `lanes` adjacent states a thread (`<fill>_split`: one; `<fill>_packed`: two), whose
+# numbers of one row (one index of each state, adjacent in `d`) it stores in one piece: one
+# number a store throttled the stores (a pattern of 4-byte stores alone reached ~82% of the
+# copy, of 16-byte ones ~99%, docs/benchmarks.md). States drawn to the same index step
+# together; a thread over states at different indices (after a fill that was not a multiple of
+# `generators`) steps each. `draw(x, i)` is the number of point x for element i (the in-place
+# Poisson reads d[i]).
+_PARTS = """
 __global__ void __launch_bounds__(%(block)d)
-%(name)s_split(const %(word)s *from, %(state_type)s *s, %(out_type)s *d, unsigned long long n,
-    unsigned int generators, unsigned long long per_part%(params)s)
-{
-    const unsigned long long flat = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const unsigned int id = (unsigned int)(flat %% generators);
-    const unsigned long long part = flat / generators;
-    const unsigned long long items = id < n ? (n - 1 - id) / generators + 1 : 0;
-    const unsigned long long begin = part * per_part;
-    const unsigned long long end = min(items, begin + per_part);
-    if (begin >= end)
-        return;
-    const unsigned long long g = generators;
-    const unsigned long long tp = ((n + g - 1) / g + per_part - 1) / per_part * g;
-    %(word)s pos = from[flat], x = from[tp + flat];
-    const %(word)s *rows = from + 2 * tp + id;
-    const %(word)s v0 = rows[0], v1 = rows[g], v2 = rows[2 * g], v3 = rows[3 * g];
-    const %(word)s v4 = rows[4 * g], v5 = rows[5 * g], v6 = rows[6 * g], v7 = rows[7 * g];
-    // What one draw XORs into the point after index `at`: the vector of its lowest zero bit.
-    auto step = [&](%(word)s at) {
-        const int b = __curand_find_trailing_zero(at);
-        if (b < 4)
-            return b == 0 ? v0 : b == 1 ? v1 : b == 2 ? v2 : v3;
-        return b == 4 ? v4 : b == 5 ? v5 : b == 6 ? v6 : b == 7 ? v7 : s[id].direction_vectors[b];
-    };
-    auto draw = [&](%(word)s x, unsigned long long i) { return %(draw)s; };
-    unsigned long long k = begin, i = id + begin * g;
-    for (; k < end && (pos & 3); ++k, i += g) {
-        d[i] = draw(x, i);
-        x ^= step(pos++);
-    }
-    // From a multiple of four on, the steps go v0, v1, v0, then a higher one.
-    for (; k + 4 <= end; k += 4, i += 4 * g, pos += 4) {
-        d[i] = draw(x, i);
-        x ^= v0;
-        d[i + g] = draw(x, i + g);
-        x ^= v1;
-        d[i + 2 * g] = draw(x, i + 2 * g);
-        x ^= v0;
-        d[i + 3 * g] = draw(x, i + 3 * g);
-        x ^= step(pos + 3);
-    }
-    for (; k < end; ++k, i += g) {
-        d[i] = draw(x, i);
-        x ^= step(pos++);
-    }
-    if (end == items) {
-        s[id].i = pos;
-        s[id].x = x;
-    }
-}
-"""
-
-# The split kernel over `lanes` consecutive states a thread, whose numbers of one row (one
-# index of each state, adjacent in `d`) it stores together: one number a store throttled the
-# stores (a pattern of 4-byte stores alone reached ~82% of the copy, of 16-byte ones ~99%,
-# docs/benchmarks.md). States drawn to the same index step together; a thread over states
-# at different indices (after a fill that was not a multiple of `generators`) steps each.
-_PACKED = """
-__global__ void __launch_bounds__(%(block)d)
-%(name)s_packed(const %(word)s *from, %(state_type)s *s, %(out_type)s *d, unsigned long long n,
+%(kernel)s(const %(word)s *from, %(state_type)s *s, %(out_type)s *d, unsigned long long n,
     unsigned int generators, unsigned long long per_part%(params)s)
 {
     constexpr int L = %(lanes)d;
@@ -358,11 +305,12 @@ def split_source(spec: GeneratorSpec) -> str:
                             "rows": SOBOL_ROWS}  # fmt: skip
     text = [_STARTS % keys]
     for name, (out, draw, params) in _sobol_draws(spec).items():
-        fill = dict(keys, name=name, out_type=out, draw=draw, params=params)
-        text.append(_SPLIT % fill)
+        fill = dict(keys, out_type=out, draw=draw, params=params)
+        size = _C_SIZES[out]
+        text.append(_PARTS % dict(fill, kernel=f"{name}_split", lanes=1, row_bytes=size))
         if _packs(name, out):
-            size = _C_SIZES[out]
-            text.append(_PACKED % dict(fill, lanes=lanes(size), row_bytes=lanes(size) * size))
+            row = dict(kernel=f"{name}_packed", lanes=lanes(size), row_bytes=lanes(size) * size)
+            text.append(_PARTS % dict(fill, **row))
     return 'extern "C" {\n' + "".join(text) + "}\n"
 
 

@@ -236,9 +236,10 @@ class _RandomNumberGeneratorBase:
             for name, fmt in _curand_split.fast_kernel_formats(spec).items()
         }
         self._fast_kind = _curand_split.fast_fills(spec)
-        self._parts = _curand_split.sobol_parts(self.generator_count, _resident_threads())
+        resident = _resident_threads()
+        self._parts = _curand_split.sobol_parts(self.generator_count, resident)
         self._packed_parts = _curand_split.sobol_parts(
-            self.generator_count, _resident_threads(), _curand_split.SOBOL_WAVES // 2
+            self.generator_count, resident, _curand_split.SOBOL_WAVES // 2
         )
         self._starts: Any = None  # the buffer of starts, made by the first split fill
         self._starts_bytes = 0
