@@ -1,5 +1,6 @@
 // bindings/context.cpp: pycuda._driver.Context.
 #include "bindings/context.hpp"
+#include "bindings/checked_int.hpp"
 
 #include "core/error.hpp"
 
@@ -96,7 +97,9 @@ void bind_context(nb::module_& m) {
             "The current context's preference between shared memory and L1 (a func_cache value).")
         .def_static(
             "set_cache_config",
-            [](int c) { Context::set_cache_config(static_cast<CUfunc_cache>(c)); },
+            [](Int<int, "a func_cache value"> c) {
+                Context::set_cache_config(static_cast<CUfunc_cache>(int(c)));
+            },
             "Prefer shared memory or L1 in the current context (a func_cache value).")
         .def_static(
             "get_shared_config", []() { return static_cast<int>(Context::shared_config()); },

@@ -1,4 +1,5 @@
 // bindings/device.cpp: pycuda._driver.Device, init and the version queries.
+#include "bindings/checked_int.hpp"
 #include "bindings/context.hpp"
 
 #include "core/device.hpp"
@@ -32,7 +33,7 @@ nb::object attribute_value(const Device& dev, int attr) {
 void bind_device(nb::module_& m) {
     m.def(
         "init",
-        [](unsigned flags) {
+        [](Int<unsigned, "init() flags"> flags) {
             nb::gil_scoped_release release;
             init(flags);
         },
@@ -54,11 +55,14 @@ void bind_device(nb::module_& m) {
                        "A CUDA device, by ordinal or PCI bus id.\n\n"
                        "    dev = pycuda.driver.Device(0)\n"
                        "    print(dev.name(), dev.compute_capability(), dev.multiprocessor_count)")
-        .def("__init__",
-             [](Device* self, int ordinal) { new (self) Device(Device::from_ordinal(ordinal)); })
+        // The bus id first: the ordinal's caster raises for anything that is not an int.
         .def("__init__",
              [](Device* self, const std::string& bus_id) {
                  new (self) Device(Device::from_pci_bus_id(bus_id));
+             })
+        .def("__init__",
+             [](Device* self, Int<int, "a device ordinal (or PCI bus id string)"> ordinal) {
+                 new (self) Device(Device::from_ordinal(ordinal));
              })
         .def_static("count", &Device::count, "The number of CUDA devices.")
         .def("name", &Device::name, "The device's name, such as 'NVIDIA H100 80GB HBM3'.")
@@ -98,7 +102,7 @@ void bind_device(nb::module_& m) {
             "dev.get_attribute(device_attribute.MAX_THREADS_PER_BLOCK)")
         .def(
             "make_context",
-            [](const Device& dev, unsigned flags) {
+            [](const Device& dev, Int<unsigned, "make_context() flags"> flags) {
                 nb::gil_scoped_release release;
                 return ContextRef(Context::create(dev, flags));
             },

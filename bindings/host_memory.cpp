@@ -1,5 +1,6 @@
 // bindings/host_memory.cpp: HostPointer, PagelockedHostAllocation, AlignedHostAllocation and
 // RegisteredHostMemory, all exporting the buffer protocol so numpy arrays can sit on them.
+#include "bindings/checked_int.hpp"
 #include "bindings/memory.hpp"
 
 #include "core/host_memory.hpp"
@@ -89,7 +90,7 @@ void bind_host_memory(nb::module_& m) {
 
     m.def(
         "_pagelocked_alloc",
-        [](size_t bytes, unsigned flags) {
+        [](Int<size_t, "a size in bytes"> bytes, Int<unsigned, "host_alloc_flags"> flags) {
             return retry_after_gc(
                 [&] { return std::make_unique<PagelockedHostAllocation>(bytes, flags); });
         },

@@ -1,5 +1,6 @@
 // bindings/memcpy.cpp: memset_* and linear memcpy_* of pycuda._driver (host side through the
 // buffer protocol; device side anything device_pointer() accepts).
+#include "bindings/checked_int.hpp"
 #include "bindings/context.hpp"
 #include "bindings/memory.hpp"
 #include "bindings/stream.hpp"
@@ -136,7 +137,7 @@ void bind_host_copies(nb::module_& m) {
 void bind_device_copies(nb::module_& m) {
     m.def(
         "memcpy_dtod",
-        [](nb::handle dest, nb::handle src, size_t size) {
+        [](nb::handle dest, nb::handle src, Int<size_t, "memcpy_dtod() size"> size) {
             DeviceSpan d = device_span(dest, "memcpy_dtod");
             DeviceSpan s = device_span(src, "memcpy_dtod");
             check_fits(d, size, "memcpy_dtod");

@@ -1,6 +1,7 @@
 // bindings/memory.cpp: DeviceAllocation, ManagedAllocation, PointerHolderBase, IPCMemoryHandle
 // and the mem_* functions of pycuda._driver.
 #include "bindings/memory.hpp"
+#include "bindings/checked_int.hpp"
 
 #include "bindings/stream.hpp"
 #include "core/device_memory.hpp"
@@ -206,7 +207,7 @@ void bind_ipc(nb::module_& m) {
 void bind_mem_functions(nb::module_& m) {
     m.def(
         "mem_alloc",
-        [](size_t bytes) {
+        [](Int<size_t, "a size in bytes"> bytes) {
             return retry_after_gc([&] { return std::make_unique<DeviceAllocation>(bytes); });
         },
         nb::arg("bytes"),

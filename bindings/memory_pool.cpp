@@ -1,6 +1,7 @@
 // bindings/memory_pool.cpp: bitlog2, DeviceMemoryPool, PageLockedAllocator,
 // PageLockedMemoryPool and their pooled allocations.
 #include "bindings/memory_pool.hpp"
+#include "bindings/checked_int.hpp"
 #include "bindings/memory.hpp"
 
 #include "core/memory_pool.hpp"
@@ -72,7 +73,7 @@ void bind_device_pool(nb::module_& m) {
     cls.def("__init__", [](DevicePoolRef* self) { new (self) DevicePoolRef{make_device_pool()}; })
         .def(
             "allocate",
-            [](DevicePoolRef& r, size_t size) {
+            [](DevicePoolRef& r, Int<size_t, "a size in bytes"> size) {
                 return retry_after_gc(
                     [&] { return std::make_unique<PooledDeviceAllocation>(r.pool, size); });
             },

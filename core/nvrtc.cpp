@@ -1,6 +1,8 @@
 // core/nvrtc.cpp: NVRTC programs through the run-time loaded entry points of driver_api.
 #include "core/nvrtc.hpp"
 
+#include "core/nvrtc_signals.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string_view>
@@ -96,6 +98,9 @@ bool NvrtcProgram::compile(const std::vector<std::string>& options) {
     if (wants_ptxas_report(options) && nvrtc_has_own_cache() &&
         std::find(options.begin(), options.end(), no_cache) == options.end())
         argv.push_back(no_cache.c_str());
+    // Once per process, before NVRTC's first compile can put its own SIGINT handler in place.
+    static const bool handlers_kept [[maybe_unused]] =
+        keep_signal_handlers_from(reinterpret_cast<const void*>(nvrtc().nvrtcCompileProgram));
     nvrtcResult rc = nvrtc().nvrtcCompileProgram(program_, int(argv.size()), argv.data());
     // These two mean "the source or the options are wrong": the log says why.
     if (rc == NVRTC_ERROR_COMPILATION || rc == NVRTC_ERROR_INVALID_OPTION)

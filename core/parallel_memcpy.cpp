@@ -30,6 +30,9 @@ namespace {
 /// from the first 16-byte aligned address; the unaligned ends go through memcpy. The stores are
 /// fenced before returning, so that the thread that waits for this part sees every byte.
 void streaming_memcpy(char* dest, const char* src, size_t bytes) noexcept {
+    // memcpy's pointers must be valid even for 0 bytes, and an empty buffer's may be null.
+    if (bytes == 0)
+        return;
 #ifdef PYCUDA_HAVE_STREAMING_STORES
     size_t head = (16 - (reinterpret_cast<uintptr_t>(dest) & 15)) & 15;
     if (bytes < head + 64) {
@@ -198,6 +201,8 @@ void set_parallel_memcpy_threads(unsigned threads) noexcept {
 }
 
 void parallel_memcpy(void* dest, const void* src, size_t bytes, bool streaming) {
+    if (bytes == 0) // memcpy(dest, nullptr, 0) is undefined, and an empty buffer may be null
+        return;
     unsigned threads = parallel_memcpy_threads();
     size_t parts = std::min<size_t>(threads, bytes / k_memcpy_min_part);
     // A forked child has none of the parent's threads (and maybe a pool locked mid-fork).

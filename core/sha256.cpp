@@ -56,6 +56,9 @@ void Sha256::compress(const std::uint8_t* block) noexcept {
 }
 
 void Sha256::update(std::string_view data) noexcept {
+    // An empty view's data() may be null, and memcpy(dest, nullptr, 0) is undefined.
+    if (data.empty())
+        return;
     auto bytes = reinterpret_cast<const std::uint8_t*>(data.data());
     std::size_t n = data.size();
     total_bytes_ += n;

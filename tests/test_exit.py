@@ -310,6 +310,69 @@ def test_fake_driver_unhandled_exception_prints_only_its_traceback(fake_env, tmp
     assert proc.stderr.rstrip().endswith("KeyError: 'deliberate'"), proc.stderr
 
 
+# Programs in the classic tutorial style that never import the array layer (whose exit handlers
+# would clear caches and hide a leak): their own context, a kernel called with In/Out, the
+# Function still held at exit (issue 22: nanobind reported the In/Out pool and its Context).
+DRIVER_ONLY = {
+    "make_context_source_module": """
+        import numpy as np
+        import pycuda.driver as drv
+        drv.init()
+        ctx = drv.Device(0).make_context()
+        from pycuda.compiler import SourceModule
+        f = SourceModule(
+            "__global__ void k(float *a, const float *b) { a[threadIdx.x] = b[threadIdx.x] + 1; }"
+        ).get_function("k")
+        out = np.zeros(4, np.float32)
+        f(drv.Out(out), drv.In(np.zeros(4, np.float32)), block=(4, 1, 1))
+        if CHECK:
+            assert (out == 1).all(), out
+        ctx.pop()
+        ctx.detach()
+    """,
+    # Neither the array layer nor pycuda.tools (whose exit handler frees the In/Out pools) is
+    # imported, even lazily: nothing but the objects' own lifetimes frees them.
+    "primary_context_module_from_buffer": """
+        import sys
+        import numpy as np
+        import pycuda.driver as drv
+        from pycuda.compiler import compile
+        drv.init()
+        ctx = drv.Device(0).retain_primary_context()
+        ctx.push()
+        arch = "sm_%d%d" % drv.Device(0).compute_capability()
+        cubin = compile("__global__ void k(float *a) { a[threadIdx.x] = 1; }", arch=arch)
+        f = drv.module_from_buffer(cubin).get_function("k")
+        out = np.zeros(4, np.float32)
+        f(drv.Out(out), block=(4, 1, 1))
+        if CHECK:
+            assert (out == 1).all(), out
+        assert not {"pycuda.tools", "pycuda.gpuarray"} & set(sys.modules), sorted(sys.modules)
+    """,
+}
+
+
+def driver_only(name: str, check: bool) -> str:
+    return f"CHECK = {check}\n" + textwrap.dedent(DRIVER_ONLY[name])
+
+
+@pytest.mark.parametrize("name", sorted(DRIVER_ONLY))
+def test_fake_driver_driver_only_programs_exit_silently(name: str, fake_env, tmp_path: Path):
+    proc = run_program(driver_only(name, False), fake_env, tmp_path, "-W", "default")
+    assert_silent_exit(proc)
+
+
+def test_fake_driver_python_m_pycuda_exits_silently(fake_env, tmp_path: Path):
+    """The report's self-test calls a kernel with In/Out; the fake computes nothing, so the
+    report says the test kernel failed (status 1), but nothing may come after it."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pycuda"], cwd=tmp_path, env=fake_env, capture_output=True,
+        text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.stderr == "", proc.stderr
+    assert "test kernel" in proc.stdout, proc.stdout
+
+
 ORIGINAL_SUITE_STYLE = """
 import numpy as np
 import pycuda.driver as drv
@@ -380,6 +443,48 @@ def test_gpu_every_module_exits_silently(setup: str, gpu_env, tmp_path: Path):
 def test_gpu_endings_exit_silently(ending: str, gpu_env, tmp_path: Path):
     proc = run_program(program("autoinit", ending, True), gpu_env, tmp_path, "-W", "default")
     assert_silent_exit(proc, 3 if ending == "sys_exit_3" else 0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(DRIVER_ONLY))
+def test_gpu_driver_only_programs_exit_silently(name: str, gpu_env, tmp_path: Path):
+    proc = run_program(driver_only(name, True), gpu_env, tmp_path, "-W", "default")
+    assert_silent_exit(proc)
+
+
+@pytest.mark.gpu
+def test_gpu_python_m_pycuda_exits_silently(gpu_env, tmp_path: Path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "pycuda"], cwd=tmp_path, env=gpu_env, capture_output=True,
+        text=True, timeout=300,
+    )  # fmt: skip
+    assert_silent_exit(proc)
+    assert "test kernel: ok" in proc.stdout, proc.stdout
+
+
+BESIDE_TORCH = """
+import numpy as np
+import torch
+import pycuda.autoprimaryctx
+import pycuda.driver as drv
+from pycuda.compiler import SourceModule
+
+t = torch.arange(8, dtype=torch.float32, device="cuda")
+f = SourceModule("__global__ void twice(float *a) { a[threadIdx.x] *= 2; }").get_function("twice")
+f(t, block=(8, 1, 1))
+torch.cuda.synchronize()
+assert t.cpu().tolist() == [2.0 * i for i in range(8)], t
+host = np.ones(8, np.float32)
+f(drv.InOut(host), block=(8, 1, 1))
+assert (host == 2).all(), host
+"""
+
+
+@pytest.mark.gpu
+def test_gpu_autoprimaryctx_beside_torch_exits_silently(gpu_env, tmp_path: Path):
+    pytest.importorskip("torch")
+    proc = run_program(BESIDE_TORCH, gpu_env, tmp_path, "-W", "default")
+    assert_silent_exit(proc)
 
 
 @pytest.mark.gpu

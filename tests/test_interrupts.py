@@ -168,3 +168,47 @@ def test_interrupted_compile_leaves_the_package_usable(tmp_path):
     assert any(line.startswith("INTERRUPTED") for line in lines), out
     assert lines[-1] == "USABLE", out
     assert not noise_in(err), err
+
+
+# In the first compile of a process, NVRTC's front end puts its own SIGINT handler in place while
+# it parses, one that ends the process with status 4 (issue 22). Tens of thousands of unused
+# functions keep a compile in its front end for seconds and out of ptxas, so the signal lands
+# there; a fresh name per run keeps NVRTC's own cache of programs out of it.
+FRONT_END_PROGRAM = (
+    PROLOGUE
+    + """
+import os
+
+import pycuda.compiler as compiler
+from pycuda import _driver
+
+tag = f"{os.getpid()}_{time.monotonic_ns()}"
+big = "\\n".join(
+    f"__device__ inline float g{i}_{tag}(float x) {{ return x * {i}.0f + 1.0f; }}"
+    for i in range(60000)
+) + "\\n__global__ void k(float *a) { a[0] = 1; }"
+# Loads NVRTC without compiling: NVRTC puts its handler in place in the first compile of a process
+# only, and loading it first leaves less time between READY and that compile's front end.
+_driver.nvrtc_version()
+print("READY", flush=True)
+start = time.perf_counter()
+try:
+    compiler.compile(big, arch="sm_90", cache_dir=False)
+    print("NOT INTERRUPTED", flush=True)
+except KeyboardInterrupt:
+    print(f"INTERRUPTED after {time.perf_counter() - start:.2f} s", flush=True)
+assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+assert compiler.compile("__global__ void q() {}", arch="sm_90", cache_dir=False)[:4] == b"\\x7fELF"
+print("USABLE", flush=True)
+"""
+)
+
+
+@pytest.mark.skipif(not _driver.nvrtc_available(), reason="NVRTC is not installed")
+def test_interrupt_in_nvrtc_front_end_raises_keyboard_interrupt():
+    out, err, rc = _interrupt(FRONT_END_PROGRAM, [], delay=0.5)
+    assert rc == 0, f"exit status {rc}\n{out}\n{err}"
+    lines = out.splitlines()
+    assert any(line.startswith("INTERRUPTED") for line in lines), out
+    assert lines[-1] == "USABLE", out
+    assert not noise_in(err), err

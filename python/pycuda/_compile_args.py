@@ -23,7 +23,10 @@ def no_nul(text: str, what: str) -> str:
 
 def source_text(source: Any) -> str:
     """The source as text: a str as it is, bytes decoded as UTF-8, anything else through
-    ``str()`` (cgen's Module, for one, prints as C)."""
+    ``str()`` (cgen's Module, for one, prints as C). None is refused before any compiler runs
+    (the original compiled the text "None" and failed in nvcc)."""
+    if source is None:
+        raise TypeError("the source must be CUDA C text (a str), got None")
     if isinstance(source, (bytes, bytearray)):
         source = bytes(source).decode("utf-8")
     elif not isinstance(source, str):

@@ -18,9 +18,12 @@ Shape = tuple[int, ...]
 Strides = tuple[int, ...]
 
 
-def as_index(value: Any, what: str) -> int:
-    """Turn one integer-like value (int, numpy integer, 0-d integer array) into a Python int."""
+def as_index(value: Any, what: str, allow_bool: bool = False) -> int:
+    """Turn one integer-like value (int, numpy integer, 0-d integer array) into a Python int.
+    NumPy refuses bools; ``allow_bool`` takes them as 0 and 1, as the original's shapes do."""
     if isinstance(value, (bool, np.bool_)):
+        if allow_bool:
+            return int(value)
         raise TypeError(f"{what} must be integers, not bool")
     try:
         return operator.index(value)
@@ -46,10 +49,12 @@ def normalize_shape(shape: Any) -> Shape:
         if shape.size and not np.issubdtype(shape.dtype, np.integer):
             raise TypeError(f"a shape array must hold integers, not {shape.dtype}")
         shape = shape.tolist()
+    # The original multiplies the dimensions as they come, so True counts as 1 there (as it
+    # does in block=(True, 1, 1)): accepted here too, where NumPy refuses it.
     if isinstance(shape, (list, tuple)):
-        dims = tuple(as_index(d, "shape dimensions") for d in shape)
+        dims = tuple(as_index(d, "shape dimensions", allow_bool=True) for d in shape)
     else:
-        dims = (as_index(shape, "shape dimensions"),)
+        dims = (as_index(shape, "shape dimensions", allow_bool=True),)
     if any(d < 0 for d in dims):
         raise ValueError("negative dimensions are not allowed")
     return dims
