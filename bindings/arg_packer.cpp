@@ -1,14 +1,18 @@
 // bindings/arg_packer.cpp: classifying and packing kernel arguments.
 #include "bindings/arg_packer.hpp"
+#include "bindings/checked_int.hpp"
 
 #include "bindings/array_base.hpp"
 
 #include "bindings/pointer.hpp"
+#include "bindings/python_api.hpp"
 
 #include <nanobind/stl/string.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
 namespace pycuda::bindings {
@@ -20,7 +24,7 @@ namespace {
 }
 
 std::string type_name(PyObject* obj) {
-    return Py_TYPE(obj)->tp_name;
+    return pyapi::type_name(Py_TYPE(obj));
 }
 
 std::string param_label(const ArgBuffer& buf, std::size_t index) {
@@ -33,25 +37,36 @@ struct NumpyTypes {
     PyTypeObject* void_;
     PyTypeObject* ndarray;
     PyObject* memoryview_type;
-    PyTypeObject* handler;
     nb::handle dtype_cls; // leaked on purpose: statics outlive the interpreter
 };
 
 const NumpyTypes& numpy_types() {
     static const NumpyTypes types = [] {
         nb::module_ np = nb::module_::import_("numpy");
-        nb::module_ handlers = nb::module_::import_("pycuda._arg_handlers");
         auto type_of = [](nb::handle h) {
             return reinterpret_cast<PyTypeObject*>(h.inc_ref().ptr());
         };
-        return NumpyTypes{type_of(np.attr("generic")),
-                          type_of(np.attr("void")),
+        return NumpyTypes{type_of(np.attr("generic")), type_of(np.attr("void")),
                           type_of(np.attr("ndarray")),
                           reinterpret_cast<PyObject*>(&PyMemoryView_Type),
-                          type_of(handlers.attr("ArgumentHandler")),
                           nb::object(np.attr("dtype")).release()};
     }();
     return types;
+}
+
+/// Whether `t` is an In/Out/InOut handler class. ArgumentHandler is looked up each time (a type
+/// is classified once): held in a static, the class would keep pycuda._arg_handlers' globals,
+/// with the pools and Contexts they hold, alive past the interpreter's teardown (issue 22).
+bool is_argument_handler(PyTypeObject* t) {
+    // NULL without an error when it is not imported (or sys.modules is gone, at teardown).
+    nb::object module = nb::steal(PyImport_GetModule(nb::str("pycuda._arg_handlers").ptr()));
+    if (!module.is_valid()) {
+        PyErr_Clear();
+        return false;
+    }
+    nb::object base = nb::getattr(module, "ArgumentHandler", nb::none());
+    return PyType_Check(base.ptr()) &&
+           PyType_IsSubtype(t, reinterpret_cast<PyTypeObject*>(base.ptr())) != 0;
 }
 
 enum class ArgKind : unsigned char {
@@ -73,6 +88,7 @@ struct TypeEntry {
     PyTypeObject* type;
     ArgKind kind;
     char code;            // dtype.char for scalars
+    char numeric;         // dtype.kind for scalars ('b', 'i', 'u', 'f', 'c', 'm', 'M')
     unsigned short size;  // scalar size
     unsigned short align; // scalar alignment
     int data_offset;      // where a scalar's value sits inside the object, or -1
@@ -102,6 +118,7 @@ TypeEntry classify_numpy_scalar(PyObject* obj, TypeEntry entry) {
         return entry; // str_, bytes_, object_: Unsupported
     entry.kind = ArgKind::Scalar;
     entry.code = nb::cast<std::string>(dtype.attr("char"))[0];
+    entry.numeric = kind[0];
     entry.size = nb::cast<unsigned short>(dtype.attr("itemsize"));
     entry.align = nb::cast<unsigned short>(dtype.attr("alignment"));
     if (kind[0] == 'c') // CUDA's complex types align like float2/double2, NumPy's like C
@@ -123,7 +140,7 @@ TypeEntry classify_numpy_scalar(PyObject* obj, TypeEntry entry) {
 TypeEntry classify(PyObject* obj) {
     PyTypeObject* t = Py_TYPE(obj);
     const NumpyTypes& np = numpy_types();
-    TypeEntry entry{t, ArgKind::Unsupported, 0, 0, 0, -1};
+    TypeEntry entry{t, ArgKind::Unsupported, 0, 0, 0, 0, -1};
     CUdeviceptr ignored = 0;
     if (is_subtype(t, np.generic))
         return classify_numpy_scalar(obj, entry);
@@ -131,7 +148,7 @@ TypeEntry classify(PyObject* obj) {
         entry.kind = ArgKind::PyNumber;
     else if (try_device_pointer(obj, ignored))
         entry.kind = ArgKind::DeviceObject;
-    else if (is_subtype(t, np.handler))
+    else if (is_argument_handler(t))
         entry.kind = ArgKind::Handler;
     else if (is_subtype(t, np.ndarray))
         entry.kind = ArgKind::NdArray;
@@ -224,7 +241,13 @@ void put_buffer(ArgBuffer& buf, std::size_t index, PyObject* obj, std::size_t al
 /// The device address of an object exposing __cuda_array_interface__.
 CUdeviceptr array_interface_pointer(PyObject* obj) {
     nb::object cai = nb::borrow(obj).attr("__cuda_array_interface__");
-    return nb::cast<CUdeviceptr>(cai["data"][0]);
+    PyObject* data = PyDict_Check(cai.ptr()) ? PyDict_GetItemString(cai.ptr(), "data") : nullptr;
+    if (!data || !PyTuple_Check(data) || pyapi::tuple_size(data) != 2)
+        throw nb::type_error(("__cuda_array_interface__ of " + std::string(type_name(obj)) +
+                              " must be a dict whose 'data' is a (pointer, read_only) tuple")
+                                 .c_str());
+    return checked_int<CUdeviceptr>(pyapi::tuple_item(data, 0),
+                                    "__cuda_array_interface__['data'][0] (a device pointer)");
 }
 
 /// True when the ndarray views managed memory (its base, or the base's exporter, is one of
@@ -233,7 +256,7 @@ CUdeviceptr array_interface_pointer(PyObject* obj) {
 bool managed_array_pointer(PyObject* obj, CUdeviceptr& ptr) {
     nb::object base = nb::borrow(obj).attr("base");
     if (!base.is_none() && PyMemoryView_Check(base.ptr()))
-        base = nb::borrow(PyMemoryView_GET_BUFFER(base.ptr())->obj);
+        base = pyapi::memoryview_exporter(base.ptr());
     CUdeviceptr ignored = 0;
     if (!base.is_valid() || base.is_none() || !try_device_pointer(base, ignored))
         return false;
@@ -292,6 +315,136 @@ void ArgBuffer::put(std::size_t index, const void* src, std::size_t n, std::size
 
 namespace {
 
+/// IEEE half precision bits as a float (for the exactness check of conversions to 'e').
+float half_to_float(std::uint16_t h) noexcept {
+    int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+    float magnitude;
+    if (exponent == 0)
+        magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    else if (exponent == 31)
+        magnitude = mantissa ? std::numeric_limits<float>::quiet_NaN()
+                             : std::numeric_limits<float>::infinity();
+    else
+        magnitude = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
+    return (h & 0x8000) ? -magnitude : magnitude;
+}
+
+/// A float of `size` bytes (2, 4 or 8) holding exactly `v` (NaN stays NaN); false if none does.
+bool exact_float(double v, std::size_t size, unsigned char* out) {
+    bool nan = v != v;
+    if (size == 8) {
+        std::memcpy(out, &v, 8);
+        return true;
+    }
+    if (size == 4) {
+        float f = static_cast<float>(v);
+        std::memcpy(out, &f, 4);
+        return nan || static_cast<double>(f) == v;
+    }
+    if (size == 2) {
+        std::uint16_t h = float_to_half(static_cast<float>(v));
+        std::memcpy(out, &h, 2);
+        return nan || static_cast<double>(half_to_float(h)) == v;
+    }
+    return false;
+}
+
+/// `n` bytes at `src`, a NumPy scalar of kind `kind`, as `size` bytes in `out` where its value
+/// fits there exactly. The driver tells a parameter's size but not its signedness, so an integer
+/// fits when it lies in the signed or the unsigned range of that size: it is sign-extended
+/// (signed kinds) or zero-extended, as C converts it. False where it does not fit, or for kinds
+/// with no conversion (datetimes).
+bool convert_scalar(const unsigned char* src, std::size_t n, char kind, std::size_t size,
+                    unsigned char* out) {
+    if (kind == 'b' || kind == 'i' || kind == 'u') {
+        if ((size != 1 && size != 2 && size != 4 && size != 8) || n > 8)
+            return false;
+        unsigned long long bits = 0;
+        std::memcpy(&bits, src, n); // little-endian: the low bytes
+        unsigned shift = static_cast<unsigned>(64 - 8 * n);
+        long long value = 0;
+        if (kind == 'i' && shift != 0)
+            value = static_cast<long long>(bits << shift) >> shift;
+        else
+            value = static_cast<long long>(bits);
+        bits = static_cast<unsigned long long>(value);
+        bool negative = kind == 'i' && value < 0;
+        unsigned width = static_cast<unsigned>(8 * size);
+        bool fits =
+            width == 64 || (negative ? value >= -(1ll << (width - 1)) : bits < (1ull << width));
+        std::memcpy(out, &bits, size);
+        return fits;
+    }
+    if (kind == 'f') {
+        double v;
+        if (n == 2) {
+            std::uint16_t h;
+            std::memcpy(&h, src, 2);
+            v = half_to_float(h);
+        } else if (n == 4) {
+            float f;
+            std::memcpy(&f, src, 4);
+            v = f;
+        } else if (n == 8) {
+            std::memcpy(&v, src, 8);
+        } else {
+            return false; // long double: no exact check worth trusting
+        }
+        return exact_float(v, size, out);
+    }
+    if (kind == 'c' && (size == 8 || size == 16) && (n == 8 || n == 16)) {
+        double parts[2];
+        for (int k = 0; k < 2; ++k) {
+            if (n == 8) {
+                float f;
+                std::memcpy(&f, src + 4 * k, 4);
+                parts[k] = f;
+            } else {
+                std::memcpy(&parts[k], src + 8 * k, 8);
+            }
+        }
+        std::size_t half = size / 2;
+        return exact_float(parts[0], half, out) && exact_float(parts[1], half, out + half);
+    }
+    return false;
+}
+
+/// A NumPy scalar argument: its bytes as they are, or converted to the size the driver gives
+/// its parameter (the original packed the scalar's own bytes, and a kernel reading a wider
+/// parameter than given read what followed in the buffer).
+void put_scalar(ArgBuffer& buf, std::size_t i, PyObject* arg, const TypeEntry& e) {
+    unsigned char bytes[16];
+    const unsigned char* src = nullptr;
+    if (e.data_offset >= 0) {
+        src = reinterpret_cast<const unsigned char*>(arg) + e.data_offset;
+    } else {
+        Py_buffer view;
+        if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) != 0)
+            throw nb::python_error();
+        bool copied = static_cast<std::size_t>(view.len) == e.size && e.size <= sizeof(bytes);
+        if (copied)
+            std::memcpy(bytes, view.buf, e.size);
+        PyBuffer_Release(&view);
+        if (!copied)
+            return put_buffer(buf, i, arg, e.align);
+        src = bytes;
+    }
+    std::size_t want = buf.declared_size(i);
+    if (want == 0 || want == e.size)
+        return buf.put(i, src, e.size, e.align);
+    unsigned char converted[16];
+    if (!convert_scalar(src, e.size, e.numeric, want, converted)) {
+        nb::str repr = nb::repr(nb::handle(arg));
+        raise_type_error(param_label(buf, i) + " is " + std::to_string(want) +
+                         " bytes, and the argument given, " + repr.c_str() + " (" +
+                         std::to_string(e.size) + " bytes), does not fit in " +
+                         std::to_string(want) +
+                         " bytes exactly: pass a NumPy scalar of the "
+                         "kernel's parameter type");
+    }
+    buf.put(i, converted, want, want);
+}
+
 void pack_slow(ArgBuffer& buf, std::size_t i, PyObject* arg, const TypeEntry& e) {
     CUdeviceptr ptr = 0;
     switch (e.kind) {
@@ -341,11 +494,12 @@ void pack_by_type(ArgBuffer& buf, PyObject* const* args, std::size_t nargs) {
         PyObject* arg = args[i];
         const TypeEntry& e = lookup(arg);
         if (e.kind == ArgKind::Scalar) {
-            if (e.data_offset >= 0) {
+            std::size_t want = buf.declared_size(i);
+            if (e.data_offset >= 0 && (want == 0 || want == e.size)) {
                 buf.put(i, reinterpret_cast<const char*>(arg) + e.data_offset, e.size, e.align);
                 continue;
             }
-            put_buffer(buf, i, arg, e.align);
+            put_scalar(buf, i, arg, e);
             continue;
         }
         CUdeviceptr ptr = 0;
@@ -436,9 +590,10 @@ void put_integer(ArgBuffer& buf, std::size_t i, const ParamSlot& slot, PyObject*
         bits = static_cast<unsigned long long>(v);
     }
     if (!in_range) {
-        PyErr_SetString(PyExc_OverflowError, (param_label(buf, i) + ": value out of range for '" +
-                                              std::string(1, slot.code) + "'")
-                                                 .c_str());
+        PyErr_SetString(PyExc_OverflowError,
+                        (param_label(buf, i) + ": value out of range for '" +
+                         std::string(1, slot.code) + "' (" + std::to_string(slot.size) + " bytes)")
+                            .c_str());
         throw nb::python_error();
     }
     // Little-endian: the low bytes of the 64-bit value are the narrow integer.
@@ -474,14 +629,14 @@ void put_prepared(ArgBuffer& buf, std::size_t i, const ParamSlot& slot, PyObject
     }
     case 'F':
     case 'D': {
-        Py_complex c = PyComplex_AsCComplex(arg);
-        if (c.real == -1.0 && PyErr_Occurred()) {
+        double c[2]; // real, imaginary: a C99 double complex
+        if (!pyapi::complex_parts(arg, c[0], c[1])) {
             PyErr_Clear();
             raise_type_error(param_label(buf, i) + " is complex, got " + type_name(arg));
         }
         if (slot.code == 'D')
-            return buf.put(i, &c, 16, 16);
-        float pair[2] = {static_cast<float>(c.real), static_cast<float>(c.imag)};
+            return buf.put(i, c, 16, 16);
+        float pair[2] = {static_cast<float>(c[0]), static_cast<float>(c[1])};
         return buf.put(i, pair, 8, 8);
     }
     case '?': {
@@ -520,6 +675,67 @@ void pack_by_layout(ArgBuffer& buf, const ParamLayout& layout, PyObject* const* 
         }
         put_prepared(buf, i, slot, arg);
     }
+}
+
+namespace {
+
+/// The struct code of a number parameter of `size` bytes, of the same kind (signed or unsigned
+/// integer, float, complex) as `code`; 0 where there is none (pointers, blobs, other sizes).
+char code_resized(char code, std::size_t size) {
+    auto pick = [size](const char* by_size) -> char {
+        switch (size) {
+        case 1:
+            return by_size[0];
+        case 2:
+            return by_size[1];
+        case 4:
+            return by_size[2];
+        case 8:
+            return by_size[3];
+        default:
+            return 0;
+        }
+    };
+    if (std::strchr("bhilqn", code) != nullptr)
+        return pick("bhiq");
+    if (std::strchr("BHILQN?", code) != nullptr)
+        return pick("BHIQ");
+    if (std::strchr("efd", code) != nullptr)
+        return size == 1 ? 0 : pick("\0efd");
+    if (code == 'F' || code == 'D')
+        return size == 8 ? 'F' : (size == 16 ? 'D' : 0);
+    return 0;
+}
+
+} // namespace
+
+void match_kernel_params(ParamLayout& layout, const std::vector<ParamInfo>& info,
+                         const std::string& kernel, const std::string& format) {
+    if (info.size() != layout.slots.size())
+        raise_type_error("prepare: kernel '" + kernel + "' takes " + std::to_string(info.size()) +
+                         " arguments, but the format '" + format + "' describes " +
+                         std::to_string(layout.slots.size()));
+    for (std::size_t i = 0; i < info.size(); ++i) {
+        ParamSlot& slot = layout.slots[i];
+        if (slot.code == 'V') {
+            slot = ParamSlot{'s', info[i].size, blob_alignment(info[i].size), 0};
+        } else if (slot.size != info[i].size) {
+            // The original packed the format's bytes and the kernel read its own parameter's:
+            // a number slot converts its value to the kernel's size instead.
+            char code = code_resized(slot.code, info[i].size);
+            if (code == 0)
+                raise_type_error("prepare: parameter " + std::to_string(i) +
+                                 " (0-based) of kernel '" + kernel + "' is " +
+                                 std::to_string(info[i].size) + " bytes, but format '" + format +
+                                 "' gives '" + std::string(1, slot.code) + "' (" +
+                                 std::to_string(slot.size) + " bytes)");
+            slot.code = code;
+            code_size_align(code, slot.size, slot.align);
+        }
+        slot.offset = info[i].offset;
+    }
+    if (!info.empty())
+        layout.total_size = info.back().offset + info.back().size;
 }
 
 std::string format_from_arg_types(nb::handle arg_types) {

@@ -3,7 +3,8 @@
 // The one place where bindings hold logic (style.md): the launch hot path. __call__ packs by
 // the arguments' types (NumPy scalars, device memory, arrays, In/Out handlers); prepared calls
 // pack by the prepare() format. Where the driver reports the kernel's parameters, each goes at
-// the driver's offset and its size is checked before anything launches.
+// the driver's offset; a NumPy scalar of another size is converted to the parameter's size when
+// its value fits there exactly (docs/migrating.md, "Arguments the original reinterprets").
 #pragma once
 
 #include "core/function.hpp"
@@ -37,6 +38,10 @@ public:
     void put(std::size_t index, const void* src, std::size_t n, std::size_t align);
     /// TypeError unless `nargs` is the kernel's parameter count (when the driver told it).
     void check_count(std::size_t nargs) const;
+    /// The size the driver gives parameter `index`, or 0 where it is not known.
+    std::size_t declared_size(std::size_t index) const noexcept {
+        return info_ != nullptr && index < info_->size() ? (*info_)[index].size : 0;
+    }
 
     void* data() noexcept { return buf_; }
     std::size_t size() const noexcept { return size_; }
@@ -59,7 +64,8 @@ private:
 };
 
 /// __call__ packing: each argument by its type. Python ints and floats are TypeError (their C
-/// size is unknown); use NumPy scalars.
+/// size is unknown); use NumPy scalars. Where the driver gives a parameter another size than a
+/// scalar's, the scalar's value is converted to it if it fits exactly (TypeError if not).
 void pack_by_type(ArgBuffer& buf, PyObject* const* args, std::size_t nargs);
 
 /// prepared_call packing: argument i converted to the type of format slot i.
@@ -72,6 +78,13 @@ Dim3 parse_dims(PyObject* obj, const char* what);
 
 /// A dynamic shared-memory size in bytes (a non-negative int below 2**32).
 unsigned shared_bytes(PyObject* obj);
+
+/// prepare()'s layout matched to the kernel's parameters from the driver: their offsets win, a
+/// bare 'V' takes its size, and a number slot of another size than the parameter's becomes the
+/// code of that size and kind ('i' for a size_t becomes 'q'), so prepared calls convert the
+/// value to it. A count mismatch, or a pointer or blob of the wrong size, is TypeError.
+void match_kernel_params(ParamLayout& layout, const std::vector<ParamInfo>& info,
+                         const std::string& kernel, const std::string& format);
 
 /// The prepare() format for `arg_types`: NumPy scalar types and dtypes give their char (or
 /// "%ds" for structured dtypes), strings are used verbatim, anything else is a pointer "P".

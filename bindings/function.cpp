@@ -1,7 +1,9 @@
 // bindings/function.cpp: pycuda._driver.Function: __call__, prepare, the prepared_* calls (with
 // cluster and cooperative launches) and the occupancy queries.
 #include "bindings/arg_packer.hpp"
+#include "bindings/checked_int.hpp"
 #include "bindings/pointer.hpp"
+#include "bindings/python_api.hpp"
 #include "bindings/raw_call.hpp"
 #include "bindings/self_check.hpp"
 #include "bindings/stream.hpp"
@@ -26,13 +28,13 @@ namespace pycuda::bindings {
 Dim3 parse_dims(PyObject* obj, const char* what) {
     if (!PyTuple_Check(obj) && !PyList_Check(obj))
         throw nb::type_error((std::string(what) + " must be a tuple of 1 to 3 positive ints, got " +
-                              Py_TYPE(obj)->tp_name)
+                              pyapi::type_name(Py_TYPE(obj)))
                                  .c_str());
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
+    pyapi::FastItems items(obj);
+    auto n = static_cast<Py_ssize_t>(items.size());
     if (n < 1 || n > 3)
         throw nb::value_error(
             (std::string(what) + " must have 1 to 3 entries, got " + std::to_string(n)).c_str());
-    PyObject** items = PySequence_Fast_ITEMS(obj);
     Dim3 dims{1, 1, 1};
     for (Py_ssize_t i = 0; i < n; ++i) {
         PyObject* item = items[i];
@@ -46,7 +48,7 @@ Dim3 parse_dims(PyObject* obj, const char* what) {
             v = PyLong_AsLongLong(index.ptr());
         } else {
             throw nb::type_error((std::string(what) + "[" + std::to_string(i) +
-                                  "] must be an int, got " + Py_TYPE(item)->tp_name)
+                                  "] must be an int, got " + pyapi::type_name(Py_TYPE(item)))
                                      .c_str());
         }
         if (v == -1 && PyErr_Occurred())
@@ -208,8 +210,8 @@ nb::object call(Function& f, PyObject* args, PyObject* kwargs) {
         [[unlikely]]
         attrs = &ex;
     ArgBuffer buf(f.param_info(), &f.name());
-    pack_by_type(buf, PySequence_Fast_ITEMS(args),
-                 static_cast<std::size_t>(PyTuple_GET_SIZE(args)));
+    pyapi::FastItems arg_items(args);
+    pack_by_type(buf, arg_items.data(), arg_items.size());
     CUstream stream = o.stream == Py_None ? nullptr : stream_handle(o.stream);
     if (buf.handlers.empty())
         return launch(f, grid, block, shared, stream, buf, timed, attrs);
@@ -247,10 +249,10 @@ PreparedCall parse_prepared(Function& f, PyObject* const* args, std::size_t narg
     c.grid = parse_dims(args[0], "grid");
     c.block = parse_dims(args[1], "block");
     check_launch_dims(c.grid, c.block, f.max_threads_per_block(), f.name());
-    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    Py_ssize_t nkw = kwnames ? pyapi::tuple_size(kwnames) : 0;
     PyObject *cluster = nullptr, *cooperative = nullptr;
     for (Py_ssize_t k = 0; k < nkw; ++k) {
-        PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+        PyObject* key = pyapi::tuple_item(kwnames, k);
         PyObject* value = args[nargs + static_cast<std::size_t>(k)];
         if (same_key(key, keywords().shared_size))
             c.shared = shared_bytes(value);
@@ -302,32 +304,12 @@ nb::object prepared_launch(Function& f, PyObject* self, const PreparedCall& c,
     return result;
 }
 
-/// prepare(): the layout from the format; where the driver knows the kernel's parameters, the
-/// format must match them in count and sizes, their offsets win, and a bare 'V' takes its size.
+/// prepare(): the layout from the format, matched to the kernel's parameters where the driver
+/// knows them (match_kernel_params).
 void prepare(Function& f, const std::string& format) {
     ParamLayout layout = parse_param_format(format);
-    if (const std::vector<ParamInfo>* info = f.param_info()) {
-        if (info->size() != layout.slots.size())
-            throw nb::type_error(("prepare: kernel '" + f.name() + "' takes " +
-                                  std::to_string(info->size()) + " arguments, but the format '" +
-                                  format + "' describes " + std::to_string(layout.slots.size()))
-                                     .c_str());
-        for (std::size_t i = 0; i < info->size(); ++i) {
-            ParamSlot& slot = layout.slots[i];
-            if (slot.code == 'V')
-                slot = ParamSlot{'s', (*info)[i].size, blob_alignment((*info)[i].size), 0};
-            else if (slot.size != (*info)[i].size)
-                throw nb::type_error(("prepare: parameter " + std::to_string(i) +
-                                      " (0-based) of kernel '" + f.name() + "' is " +
-                                      std::to_string((*info)[i].size) + " bytes, but format '" +
-                                      format + "' gives '" + std::string(1, slot.code) + "' (" +
-                                      std::to_string(slot.size) + " bytes)")
-                                         .c_str());
-            slot.offset = (*info)[i].offset;
-        }
-        if (!info->empty())
-            layout.total_size = info->back().offset + info->back().size;
-    }
+    if (const std::vector<ParamInfo>* info = f.param_info())
+        match_kernel_params(layout, *info, f.name(), format);
     require_sized(layout, format);
     f.prepared_layout = std::move(layout);
     f.prepared_format = format;
@@ -385,7 +367,8 @@ int max_active_clusters(Function& f, nb::handle cluster, nb::handle block, unsig
 nb::bytes pack_args_for_test(nb::handle format, nb::handle args) {
     static const std::string name = "<_pack_args>";
     nb::tuple items = nb::tuple(nb::borrow(args));
-    PyObject* const* ptrs = PySequence_Fast_ITEMS(items.ptr());
+    pyapi::FastItems fast(items.ptr());
+    PyObject* const* ptrs = fast.data();
     if (format.is_none()) {
         ArgBuffer buf(static_cast<const std::vector<ParamInfo>*>(nullptr), &name);
         pack_by_type(buf, ptrs, items.size());
@@ -514,6 +497,12 @@ void bind_function(nb::module_& m) {
            [](nb::handle self, nb::handle arg_types, nb::handle texrefs) {
                check_self<Function>(self, "Function.prepare");
                Function& f = nb::cast<Function&>(self);
+               if (!PyUnicode_Check(arg_types.ptr()) && !nb::hasattr(arg_types, "__iter__"))
+                   throw nb::type_error(
+                       ("prepare(): arg_types must be a struct format string such as 'PiiP' or "
+                        "a sequence of NumPy types, got " +
+                        nb::cast<std::string>(nb::type_name(arg_types.type())))
+                           .c_str());
                prepare(f, PyUnicode_Check(arg_types.ptr()) ? nb::cast<std::string>(arg_types)
                                                            : format_from_arg_types(arg_types));
                // Only recorded, as in the original: each prepared launch checks them.
@@ -565,7 +554,9 @@ void bind_function(nb::module_& m) {
             "MAX_DYNAMIC_SHARED_SIZE_BYTES.")
         .def(
             "set_cache_config",
-            [](Function& f, int config) { f.set_cache_config(static_cast<CUfunc_cache>(config)); },
+            [](Function& f, Int<int, "a func_cache value"> config) {
+                f.set_cache_config(static_cast<CUfunc_cache>(int(config)));
+            },
             nb::arg("config"), "Prefer shared memory or L1 for this kernel (a func_cache value).")
         .def(
             "set_shared_config",

@@ -112,6 +112,9 @@ def test_non_contiguous_arrays_are_refused_before_launch():
         kernel._invocation_args((fortran, good))
     values, size = kernel._invocation_args((good, good))
     assert size == 16 and values == [1 << 20, 1 << 20]
+    arrays: list = []
+    kernel._invocation_args((good, good), arrays)
+    assert [arg for _, arg in arrays] == [good, good]  # for the dtype and bounds checks
     with pytest.raises(TypeError, match="takes 2 arguments"):
         kernel._invocation_args((good,))
 

@@ -36,8 +36,9 @@ class Arithmetic:
         shape = broadcast_shapes(self.shape, other.shape)
         if out is None:
             out = core.new_result(self, shape, dtype, other)
-        else:
-            core.check_out(out, shape, dtype, "mul_add")
+        else:  # computed into out's dtype, as the original's _axpbyz (it made no dtype check)
+            core.require_array_out(out)
+            core.check_out(out, shape, out.dtype, "mul_add")
         ops.linear_combination(out, terms, None, stream)
         if add_timer is not None:
             add_timer(3 * self.size, 0.0)  # the original reports (flops, seconds)

@@ -176,8 +176,10 @@ def _select(
     dtype = promote(values[0], values[1])
     if out is None:
         out = core.new_array(shape, dtype, criterion.allocator)
-    else:
-        core.check_out(out, shape, dtype, "where")
+    else:  # the values cast to out's dtype (the original wrote then_'s dtype into it unchecked)
+        core.require_array_out(out)
+        core.check_out(out, shape, out.dtype, "where")
+        dtype = out.dtype
     inputs: list[Any] = []
     for x in operands:
         if core.is_array(x):

@@ -11,6 +11,7 @@ import numpy as np
 
 from pycuda import _array_core as core
 from pycuda import _dtypes, compiler, driver
+from pycuda._arg_checks import check_array_dtype, indexed_at_i
 from pycuda._operators import FLAT
 from pycuda._reduction_parts import resident_blocks
 from pycuda._reduction_source import (  # noqa: F401 - the original's module functions
@@ -86,6 +87,9 @@ class ReductionKernel:
             if f is not None
         }
         self._vector_names = [a.name for a in self.arguments if isinstance(a, VectorArg)]
+        # The arrays the map reads at [i] only: n elements each, so an array of a smaller
+        # dtype than declared would be read past its end (the others: where is not known).
+        self._read_at_i = indexed_at_i(self._vector_names, map_expr or "in[i]")
         # Per stage-1 function: (elements per block, most blocks), and the block's shape.
         self._limits = {self.stage1_func: (plan.block * plan.scalar_unroll, 0)}
         if self.stage1_vec_func is not None:
@@ -161,18 +165,20 @@ class ReductionKernel:
                         f"argument '{spec.name}' must be a GPUArray, got {type(value).__name__}"
                     )
                 # GPUArrays know whether they are (cached); other array types tell by .flags.
+                # Fortran order is flat memory too (the original took either).
                 contiguous = getattr(value, "_c", None) or value.flags.c_contiguous
-                if value.size and not contiguous:
+                if value.size and not (contiguous or value.flags.f_contiguous):
                     raise ValueError(
                         f"argument '{spec.name}' is not contiguous: reductions read arrays as "
                         "flat memory; pass a contiguous copy (ary.copy())"
                     )
-                if value.dtype != spec.dtype:
-                    raise TypeError(
-                        f"argument '{spec.name}' has dtype {value.dtype}, the kernel was "
-                        f"declared with {spec.dtype}"
-                    )
                 first = value if first is None else first
+                if value.dtype != spec.dtype:
+                    at_i = spec.name in self._read_at_i
+                    check_array_dtype(
+                        f"ReductionKernel argument '{spec.name}'", value.dtype, spec.dtype,
+                        getattr(value, "nbytes", None), int(first.size) if at_i else None,
+                    )  # fmt: skip
                 ptr = 0 if value.gpudata is None else int(value.gpudata)
                 if spec.name in vec_args and ptr % (self._plan.vec * vec_args[spec.name]):
                     aligned = False

@@ -33,6 +33,7 @@ from typing import Any
 
 from pycuda import _driver, _elementwise_factories
 from pycuda import driver as drv
+from pycuda._arg_checks import check_array_dtype, indexed_at_i
 from pycuda._array_core import device_launch_config as launch_config  # noqa: F401 - public
 from pycuda._array_core import grid_block, launch
 from pycuda._elementwise_factories import *  # noqa: F403 - the original's get_*_kernel
@@ -49,6 +50,8 @@ from pycuda.tools import (
     Argument,
     ScalarArg,
     VectorArg,
+    context_dependent_memoize,  # noqa: F401 - the original's module offers it; clients import it
+    dtype_to_ctype,  # noqa: F401 - the original's module offers it; clients import it
     memoize_method,  # noqa: F401 - the original's module offers it (from pytools)
 )
 
@@ -118,6 +121,14 @@ class ElementwiseKernel:
         self.gen_kwargs = kwargs
         self._kernels: dict[Any, Any] = {}
         self._items: int | None = None  # elements per thread and trip of the plain kernel
+        # The arrays the operation touches at [i] only: their elements touched are the indices
+        # run, so a call that would run past one's end is refused (the others are not checked).
+        self._at_i = indexed_at_i(
+            [a.name for a in self.arguments if isinstance(a, VectorArg)],
+            operation,
+            kwargs.get("loop_prep", ""),
+            kwargs.get("after_loop", ""),
+        )
 
     def _compiled(self, use_range: bool) -> tuple[Any, ...]:
         """(module, prepared function, its arguments, context) for this context: compiled on
@@ -158,7 +169,31 @@ class ElementwiseKernel:
         (``texture<float, 1> t;``); bind it (``GPUArray.bind_to_texref_ext``) before calling."""
         return self._compiled(use_range)[0].get_texref(name)
 
-    def _invocation_args(self, args: tuple[Any, ...]) -> tuple[list[Any], int | None]:
+    def _check_arrays(self, arrays: list[tuple[Any, Any]], lo: int, hi: int) -> None:
+        """The arrays (declaration, value) of a call running indices ``lo`` to ``hi``: one
+        touched at [i] must hold those indices (the original wrote past its end); another dtype
+        than declared is the original's reinterpretation (check_array_dtype)."""
+        for decl, arg in arrays:
+            what = f"ElementwiseKernel '{self.name}' argument '{decl.name}'"
+            at_i = decl.name in self._at_i and hi >= lo
+            same_size = arg.dtype.itemsize == decl.dtype.itemsize
+            if at_i and (lo < 0 or (same_size and hi >= arg.size)):
+                raise ValueError(
+                    f"{what} has {arg.size} elements, but the call runs indices {lo} to {hi} "
+                    f"(range= or slice=, or the first array's size): the kernel would touch "
+                    f"memory outside it"
+                )
+            if arg.dtype != decl.dtype:
+                touched = hi + 1 if at_i else None
+                check_array_dtype(what, arg.dtype, decl.dtype, arg.nbytes, touched)
+
+    def _invocation_args(
+        self, args: tuple[Any, ...], arrays: list[tuple[Any, Any]] | None = None
+    ) -> tuple[list[Any], int | None]:
+        """The kernel's argument values and the first array's size; the array arguments
+        (declaration, value) whose dtype and size are known are appended to ``arrays``."""
+        if arrays is None:
+            arrays = []
         if len(args) != len(self.arguments):
             raise TypeError(
                 f"ElementwiseKernel '{self.name}' takes {len(self.arguments)} arguments "
@@ -175,6 +210,7 @@ class ElementwiseKernel:
                     if size is None:
                         size = arg.size
                     values.append(arg.ptr)
+                    arrays.append((decl, arg))
                 elif hasattr(arg, "gpudata") and hasattr(arg, "flags"):
                     n, order = _array_layout(arg, decl.name)
                     if order:
@@ -182,6 +218,8 @@ class ElementwiseKernel:
                     if size is None:
                         size = n
                     values.append(arg.ptr if hasattr(arg, "ptr") else arg.gpudata)
+                    if hasattr(arg, "dtype") and hasattr(arg, "nbytes"):
+                        arrays.append((decl, arg))
                 else:
                     values.append(arg)  # a DeviceAllocation or a raw pointer
             else:
@@ -202,7 +240,8 @@ class ElementwiseKernel:
     ) -> None:
         """Run the kernel. ``range=slice(start, stop, step)`` or ``slice=`` (relative to the
         first array's size, as ``slice.indices``) select the indices; ``stream`` queues it."""
-        values, size = self._invocation_args(args)
+        arrays: list[tuple[Any, Any]] = []
+        values, size = self._invocation_args(args, arrays)
         if range is not None and slice is not None:
             raise TypeError("may not specify both range and slice keyword arguments")
         for name, value in (("range", range), ("slice", slice)):
@@ -219,6 +258,8 @@ class ElementwiseKernel:
                 raise ValueError("range step must not be zero")
             stop = int(range.stop)
             count = max(0, -(-(stop - start) // step))
+            last = start + (count - 1) * step
+            lo, hi = (start, last) if step > 0 else (last, start)
             values += [start, stop, step]
             func = self.get_kernel(True)
         else:
@@ -228,10 +269,13 @@ class ElementwiseKernel:
                     "elements to process"
                 )
             count = size
+            lo, hi = 0, size - 1
             values.append(size)
             func = self.get_kernel(False)
         if count == 0:
             return
+        if arrays:
+            self._check_arrays(arrays, lo, hi)
         # Trips of several elements stream fastest with a grid of one trip per thread; the
         # one-element loop with one resident wave (measured on an H200: 86% of the copy
         # bandwidth against 81% for one element per thread).

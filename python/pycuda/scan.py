@@ -31,6 +31,7 @@ import numpy as np
 
 from pycuda import _array_core as core
 from pycuda import _dtypes, compiler, driver
+from pycuda._arg_checks import check_array_dtype
 from pycuda._cluda import CLUDA_PREAMBLE  # noqa: F401 - the original's scan module offers it
 from pycuda._scan_templates import (
     EXCLUSIVE_UPDATE_SOURCE,
@@ -418,7 +419,7 @@ class _ScanKernel:
         self, input_ary: Any, output_ary: Any = None, allocator: Any = None, stream: Any = None
     ) -> Any:
         """Scan ``input_ary`` into ``output_ary`` (default: in place; "new": a new array)."""
-        self._check(input_ary, "input_ary")
+        self._check(input_ary, "input_ary", int(getattr(input_ary, "size", 0)))
         if allocator is None:
             allocator = getattr(input_ary, "allocator", None)
         if output_ary is None:
@@ -432,7 +433,7 @@ class _ScanKernel:
                 input_ary, input_ary.shape, self.dtype, allocator=allocator
             )
         else:
-            self._check(output_ary, "output_ary")
+            self._check(output_ary, "output_ary", int(input_ary.size))
             if output_ary.size != input_ary.size:
                 raise ValueError(
                     f"output_ary has {output_ary.size} elements, input_ary {input_ary.size}"
@@ -461,14 +462,19 @@ class _ScanKernel:
         self._scratch = scratch  # kept until the next call, so a pooled block is not reused early
         return output_ary
 
-    def _check(self, ary: Any, what: str) -> None:
+    def _check(self, ary: Any, what: str, elements: int) -> None:
+        """``ary`` as a scan's input or output of ``elements`` elements: a GPUArray of flat
+        memory (C or Fortran order, as the original took); another dtype than the scan's is the
+        original's reinterpretation (pycuda._arg_checks.check_array_dtype)."""
         if not hasattr(ary, "gpudata"):
             raise TypeError(f"{what} must be a GPUArray, got {type(ary).__name__}")
-        if ary.dtype != self.dtype:
-            raise TypeError(f"{what} has dtype {ary.dtype}; this scan was built for {self.dtype}")
-        if ary.size and not ary.flags.c_contiguous:
+        if ary.size and not (ary.flags.c_contiguous or ary.flags.f_contiguous):
             raise ValueError(
                 f"{what} is not contiguous: scans need a contiguous 1-D array (pass a copy)"
+            )
+        if ary.dtype != self.dtype:
+            check_array_dtype(
+                f"{type(self).__name__} {what}", ary.dtype, self.dtype, ary.nbytes, elements
             )
 
 

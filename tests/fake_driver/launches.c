@@ -29,12 +29,32 @@ enum { BLOCKS_PER_SM = 16, SMS = 4 }; /* SMS: as CU_DEVICE_ATTRIBUTE_MULTIPROCES
 /* plain launches, Ex launches, then the last Ex launch's grid[3], block[3], cluster[3],
  * cooperative, attribute count */
 static long long launches[13];
+/* The parameter buffer of the last launch (CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE of `extra`). */
+static unsigned char last_params[4096];
+static size_t last_params_size;
+
+static void record_params(void** extra) {
+    const void* buffer = NULL;
+    size_t size = 0;
+    for (size_t k = 0; extra && extra[k] != NULL; k += 2) {
+        if (extra[k] == (void*)1)
+            buffer = extra[k + 1];
+        else if (extra[k] == (void*)2)
+            size = *(const size_t*)extra[k + 1];
+    }
+    pthread_mutex_lock(&lock);
+    last_params_size = buffer && size <= sizeof last_params ? size : 0;
+    if (last_params_size)
+        memcpy(last_params, buffer, size);
+    pthread_mutex_unlock(&lock);
+}
 
 static int launch(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                   unsigned bz, unsigned shared, void* st, void** params, void** extra) {
     int rc = captured(st, NULL);
     if (rc != OK)
         return done(rc);
+    record_params(extra);
     pthread_mutex_lock(&lock);
     ++launches[0];
     pthread_mutex_unlock(&lock);
@@ -65,6 +85,7 @@ static int launch_ex(const struct launch_config* c, void* f, void** params, void
     int rc = captured(c->stream, NULL);
     if (rc != OK)
         return done(rc);
+    record_params(extra);
     pthread_mutex_lock(&lock);
     rec[0] = launches[0];
     rec[1] = launches[1] + 1;
@@ -104,6 +125,15 @@ static int error_name(int code, const char** name) {
         return INVALID_VALUE;
     *name = "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE";
     return OK;
+}
+
+/* Copies the last launch's parameter buffer into `out` (room for `cap` bytes); returns its size. */
+EXPORTED size_t hostemu_last_params(unsigned char* out, size_t cap) {
+    pthread_mutex_lock(&lock);
+    size_t n = last_params_size < cap ? last_params_size : cap;
+    memcpy(out, last_params, n);
+    pthread_mutex_unlock(&lock);
+    return last_params_size;
 }
 
 EXPORTED void hostemu_launches(long long* out) {

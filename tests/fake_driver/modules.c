@@ -115,8 +115,29 @@ static int fn_attr(int* v, int a, void* f) {
     *v = (a == 0) ? 1024 : 0;
     return OK;
 }
+/* Without $HOSTEMU_PARAM_SIZES the fake cannot tell a kernel's parameters (as a driver that
+ * answers NOT_SUPPORTED); with it ("8,4,8"), every kernel has parameters of those sizes, each at
+ * the next multiple of its size (at most 16), as a C compiler lays them out. */
 static int param_info(void* f, size_t i, size_t* off, size_t* sz) {
-    return NOT_SUPPORTED;
+    const char* sizes = getenv("HOSTEMU_PARAM_SIZES");
+    if (!sizes)
+        return NOT_SUPPORTED;
+    size_t offset = 0;
+    for (size_t k = 0;; ++k) {
+        char* end;
+        size_t size = strtoul(sizes, &end, 10);
+        if (end == sizes)
+            return INVALID_VALUE; /* one past the last parameter */
+        size_t align = size >= 16 ? 16 : (size >= 8 ? 8 : (size >= 4 ? 4 : (size >= 2 ? 2 : 1)));
+        offset = (offset + align - 1) / align * align;
+        if (k == i) {
+            *off = offset;
+            *sz = size;
+            return OK;
+        }
+        offset += size;
+        sizes = *end == ',' ? end + 1 : end;
+    }
 }
 
 /* }}} */
