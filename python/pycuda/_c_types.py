@@ -2,7 +2,8 @@
 
 ``dtype_to_ctype`` names the C type a kernel uses for elements of a dtype; ``ctype_to_dtype``
 reads the C types users write in ``ElementwiseKernel`` argument lists. Both read the dtype table
-(``pycuda._dtypes``); struct types are added with :func:`register_dtype`.
+(``pycuda._dtypes``); struct types are added with :func:`register_dtype` or with
+``pycuda.tools.get_or_register_dtype``/``register_dtype``, which write to the same table.
 """
 
 from __future__ import annotations

@@ -185,8 +185,15 @@ def _struct_row(dtype: np.dtype, c_name: str) -> DtypeInfo:
 _ROWS: dict[np.dtype, DtypeInfo] = {row.dtype: row for row in _builtin_rows()}
 SUPPORTED_DTYPES: tuple[np.dtype, ...] = tuple(_ROWS)
 """The dtypes GPUArray supports; bfloat16 comes last, where ml_dtypes is installed."""
-# C spelling (normalized) -> dtype, for names users write in kernel argument lists.
-_BY_C_NAME: dict[str, np.dtype] = {}
+# The one registry of C type names; pycuda.tools' registry (compyte's default DTypeRegistry)
+# reads and writes these same two dicts, so a type registered there is one kernels know.
+BY_C_NAME: dict[str, np.dtype] = {}
+"""C spelling (normalized) -> dtype: every name users write in kernel argument lists."""
+REGISTRY_NAMES: dict[np.dtype, str] = {}
+"""dtype -> the name ``pycuda.tools.dtype_to_ctype`` gives it: the first it was registered
+under, which for the built-in types is the original's (``long`` for int64, where the rows say
+``long long``, which kernels declare)."""
+_BY_C_NAME = BY_C_NAME
 
 
 def _normalize(name: str) -> str:
@@ -205,22 +212,36 @@ for _row in _ROWS.values():
 def register(dtype: Any, c_name: str, alias_ok: bool = False) -> DtypeInfo:
     """Make ``c_name`` the C type of the struct ``dtype`` (a row without arithmetic).
 
-    Registering a second name for a dtype that already has one is an error unless ``alias_ok``:
-    the new name is then only read back, and the dtype keeps its first name.
+    Registering a second name for a dtype that already has one is an error unless ``alias_ok``
+    (or the name already reads back to it): the new name is then only read back, and the dtype
+    keeps its first name. A name that reads back to another dtype is an error.
     """
     dtype = np.dtype(dtype)
+    name = _normalize(c_name)
+    bound = BY_C_NAME.get(name)
+    if bound is not None and bound != dtype:
+        raise RuntimeError(f"C type name {c_name!r} is already registered for dtype {bound}")
     row = _ROWS.get(dtype)
-    if row is not None and row.c_name != c_name:
-        if not alias_ok:
-            raise RuntimeError(
-                f"dtype {dtype} already has the C name {row.c_name!r}; pass alias_ok=True to "
-                f"also accept {c_name!r}"
-            )
-        _BY_C_NAME[_normalize(c_name)] = dtype
-        return row
-    if row is None:
+    if row is not None and row.c_name != c_name and bound is None and not alias_ok:
+        raise RuntimeError(
+            f"dtype {dtype} already has the C name {row.c_name!r}; pass alias_ok=True to "
+            f"also accept {c_name!r}"
+        )
+    BY_C_NAME[name] = dtype
+    REGISTRY_NAMES.setdefault(dtype, c_name)
+    return row if row is not None else add_struct(dtype, c_name)
+
+
+def add_struct(dtype: np.dtype, c_name: str) -> DtypeInfo:
+    """The row of ``dtype``, made for a struct (a structured or void dtype) named ``c_name``
+    when there is none: what makes a struct registered by either entry point usable in
+    generated kernels. Other dtypes the table lacks (``long double``) get no row: kernels
+    cannot compute with them."""
+    row = _ROWS.get(dtype)
+    if row is None and dtype.kind == "V":
         row = _ROWS[dtype] = _struct_row(dtype, c_name)
-        _BY_C_NAME[_normalize(c_name)] = dtype
+    if row is None:
+        raise ValueError(f"unable to map dtype '{dtype}' to a CUDA C type")
     return row
 
 
@@ -379,6 +400,7 @@ __all__ = [
     "from_c_name",
     "from_dlpack",
     "from_name",
+    "add_struct",
     "includes",
     "info",
     "kind_of",

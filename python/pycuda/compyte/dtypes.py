@@ -224,7 +224,29 @@ def _fill_with_table(reg: DTypeRegistry) -> None:
             reg.register_dtype(row.dtype, [row.c_name, *row.aliases])
 
 
-_default_registry = DTypeRegistry()
+class _TableRegistry(DTypeRegistry):
+    """The default registry: its two maps are those of pycuda's dtype table (``_dtypes``), so
+    one registry serves both ``pycuda.tools`` and the kernels GPUArray generates, and a struct
+    registered here gets the table's row that ``take``, ``fill`` and the element-wise kernels
+    read."""
+
+    def __init__(self) -> None:
+        self.dtype_to_name = _dtypes.REGISTRY_NAMES
+        self.name_to_dtype = _dtypes.BY_C_NAME
+
+    def register_dtype(
+        self, dtypes: Any, c_names: str | Sequence[str], alias_ok: bool = False
+    ) -> None:
+        """As ``DTypeRegistry.register_dtype``; a struct dtype also gets its row in the
+        table, named by its first C name."""
+        super().register_dtype(dtypes, c_names, alias_ok)
+        for dtype in dtypes if isinstance(dtypes, (list, tuple)) else [dtypes]:
+            dtype = np.dtype(dtype)
+            if dtype.kind == "V":
+                _dtypes.add_struct(dtype, self.dtype_to_name[dtype])
+
+
+_default_registry = _TableRegistry()
 fill_registry_with_c_types(_default_registry, respect_windows=True)
 _fill_with_table(_default_registry)
 
