@@ -6,8 +6,11 @@ run() -> [(name, value, unit)]:
 - warm-disk: a hit in the disk cache, in this process after `compiler.clear_cache()` dropped
   what it kept in memory, and in a fresh process (timed inside it, around compile() only);
 - warm-memory: `compiler.compile` of the same arguments again (median of many);
-- with a current context, `SourceModule` of the same source again, while an earlier one is
-  alive (its module is shared) and while none is (each loads its module), and CuPy's
+- with a current context, `SourceModule` of the same source again: with the earlier one
+  dropped first (the tutorials' compile-in-a-loop pattern; the context keeps the module
+  loaded, see pycuda._shared_modules), also with `.get_function`, which is what CuPy's
+  `RawKernel(...).kernel` gives; while an earlier one is alive (its module is shared); and with
+  a module that must be loaded each time (one with a `__device__` variable); and CuPy's
   `RawModule(code=...).get_function` and `RawKernel(...).kernel` of the same source again, where
   CuPy is importable (CuPy keeps the loaded module per device).
 Targets (issue 2 and 13): cold <= 30 ms, disk hit <= 1 ms, warm compile and warm SourceModule
@@ -141,6 +144,11 @@ def _source_module_rows(cache_dir: str, repeats: int = 5000) -> list[Row]:
 
     if drv.Context.get_current() is None:
         return []
+    # Each call's SourceModule is dropped when the call returns, before the next one is made.
+    dropped = _median_us(lambda: SourceModule(KERNEL, cache_dir=cache_dir), repeats)
+    function = _median_us(
+        lambda: SourceModule(KERNEL, cache_dir=cache_dir).get_function("saxpy"), repeats
+    )
     earlier = SourceModule(KERNEL, cache_dir=cache_dir)
     shared = _median_us(lambda: SourceModule(KERNEL, cache_dir=cache_dir), repeats)
     # A __device__ variable makes each SourceModule load its own module, as with none alive.
@@ -148,6 +156,8 @@ def _source_module_rows(cache_dir: str, repeats: int = 5000) -> list[Row]:
     loading = _median_us(lambda: SourceModule(own, cache_dir=cache_dir), repeats // 5)
     del earlier
     return [
+        ("SourceModule warm-memory, the earlier one dropped (loop)", dropped, "us"),
+        ("SourceModule(...).get_function warm-memory, earlier dropped", function, "us"),
         ("SourceModule warm-memory, an earlier one alive (module shared)", shared, "us"),
         ("SourceModule warm-memory, module loaded (cuModuleLoadData)", loading, "us"),
     ]

@@ -151,6 +151,15 @@ def main() -> None:
         "    def __str__(self) -> str:",
         '        return f"pycuda._driver.{type(self).__name__}.{self.name}"',
         "",
+        "",
+        "def _boost_python_protocol(enum: type[IntEnum]) -> type[IntEnum]:",
+        '    """Give ``enum`` the class attributes of the original\'s Boost.Python enums:',
+        "    ``names`` maps each name (aliases too) to its member, ``values`` each int to its",
+        '    member (members have ``.name`` already). Returns ``enum``."""',
+        "    enum.names = dict(enum.__members__)",
+        "    enum.values = {member.value: member for member in enum}",
+        "    return enum",
+        "",
     ]
     for py_name, c_name, prefix, doc in ENUMS:
         lines += ["", f"class {py_name}(_DriverEnum):", f'    """{doc}"""', ""]
@@ -175,11 +184,8 @@ def main() -> None:
     lines.append('    ARRAY3D_LAYERED = 0x01\n\n\nsetattr(array3d_flags, "2DARRAY", 0x01)')
     lines += [
         "",
-        "# As the original's Boost.Python enums: `names` maps each name (aliases too) to its",
-        "# member, `values` each int to its member.",
         "for _enum in (" + ", ".join(e[0] for e in ENUMS) + "):",
-        "    _enum.names = dict(_enum.__members__)",
-        "    _enum.values = {member.value: member for member in _enum}",
+        "    _boost_python_protocol(_enum)",
         "",
         "TRSA_OVERRIDE_FORMAT = 1",
         "TRSF_READ_AS_INTEGER = 1",

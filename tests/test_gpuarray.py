@@ -136,8 +136,6 @@ def test_attributes():
     a = _fake((3, 4), np.complex64)
     assert (a.size, a.nbytes, a.itemsize, a.ndim, a.mem_size) == (12, 96, 8, 2, 12)
     assert a.T.shape == (4, 3) and a.T.strides == (8, 32)
-    assert a.real.dtype == np.float32 and a.real.strides == (32, 8) and a.real.ptr == BASE
-    assert a.imag.ptr == BASE + 4
     assert a.transpose((1, 0)).shape == (4, 3)
     assert a.reshape(2, -1).shape == (2, 6)
     assert a.reshape((12,)).strides == (8,)
@@ -309,6 +307,38 @@ def test_strided_kernels_split_indices_in_32_bits_below_2_31(recorder, monkeypat
     assert recorder.calls[-1][0] == "rows"
 
 
+def test_real_and_imag_of_a_complex_array_are_new_contiguous_arrays(recorder):
+    # As the original's test_complex_bits expects: new arrays, not views into the complex one.
+    a = GPUArray((3, 4), np.complex64)
+    for part in (a.real, a.imag):
+        assert part.dtype == np.float32 and part.shape == (3, 4) and part.strides == (16, 4)
+        assert part.flags.c_contiguous and part.base is None and part.ptr != a.ptr
+        assert not (a.ptr <= part.ptr < a.ptr + a.nbytes)
+    kinds = [(c[0], c[1], c[3]) for c in recorder.calls[-2:]]
+    assert [k[:2] for k in kinds] == [("flat", np.float32)] * 2
+    assert ".real()" in kinds[0][2] and ".imag()" in kinds[1][2]
+    # A strided view's parts are dense too; a Fortran-ordered array's parts keep its order.
+    view = a[:, ::2].imag
+    assert view.shape == (3, 2) and view.strides == (8, 4) and view.flags.c_contiguous
+    f = GPUArray((3, 4), np.complex128, order="F").real
+    assert f.dtype == np.float64 and f.strides == (8, 24) and f.flags.f_contiguous
+
+
+def test_real_and_imag_of_a_real_array(recorder, monkeypatch):
+    cleared = []
+
+    class Driver:
+        def memset_d8(self, ptr, value, nbytes):
+            cleared.append((ptr, value, nbytes))
+
+    array_seams.replace(monkeypatch, driver=Driver())
+    a = GPUArray((5,), np.float32)
+    assert a.real is a  # the original returns the array itself
+    zeros = a.imag  # and new zeros for the imaginary part
+    assert zeros.dtype == np.float32 and zeros.shape == (5,) and zeros.ptr != a.ptr
+    assert cleared == [(zeros.ptr, 0, 20)]
+
+
 def test_in_place_overlap_copies_first(recorder):
     a = GPUArray((10,), np.float32)
     a += a[::-1]
@@ -470,6 +500,29 @@ def test_in_place_operators(device, dtype):
             ga += ga[::-1]  # overlapping operands
             a += a[::-1].copy()
             _compare(ga, a, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_complex_bits(device, dtype):
+    # The original's test_complex_bits: parts equal NumPy's and keep the array's contiguity;
+    # a complex array's parts are new arrays (writing to one leaves the array as it was).
+    _host_subset(device, dtype)
+    rng = np.random.default_rng(3)
+    z = _random((20,), dtype, rng)
+    for order in ("C", "F"):
+        host = np.asarray(z.reshape(4, 5), order=order)
+        ga = gpuarray.to_gpu(host)
+        for part, want in ((ga.real, host.real), (ga.imag, host.imag), (ga.conj(), host.conj())):
+            assert part.dtype == want.dtype and part.shape == want.shape
+            assert part.flags.c_contiguous == ga.flags.c_contiguous
+            assert part.flags.f_contiguous == ga.flags.f_contiguous
+            np.testing.assert_array_equal(part.get(), want)
+        if np.dtype(dtype).kind == "c":
+            real = ga.real
+            real.fill(0)
+            np.testing.assert_array_equal(ga.get(), host)
+        else:
+            assert ga.real is ga
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=NAMES)

@@ -22,6 +22,8 @@ import ast
 import importlib
 import inspect
 import os
+import textwrap
+from typing import Any
 
 import pytest
 
@@ -219,6 +221,8 @@ EXPECTED: dict[str, dict[str, str | None]] = {
         "logical_not": "/, out, *, allocator",
     },
     "pycuda.elementwise": {
+        "dtype_to_ctype": "dtype, with_fp_tex_hack",  # re-exported from tools, as the original
+        "context_dependent_memoize": "func",
         "get_elwise_module": "arguments, operation, name, keep, options, preamble, loop_prep, "
         "after_loop",
         "get_elwise_range_module": "arguments, operation, name, keep, options, preamble, "
@@ -244,6 +248,8 @@ EXPECTED: dict[str, dict[str, str | None]] = {
         },
     },
     "pycuda.reduction": {
+        "dtype_to_ctype": "dtype, with_fp_tex_hack",  # re-exported from tools, as the original
+        "context_dependent_memoize": "func",
         "get_reduction_module": "out_type, block_size, neutral, reduce_expr, map_expr, "
         "arguments, name, keep, options, preamble",
         "get_reduction_kernel_and_types": "stage, out_type, block_size, neutral, reduce_expr, "
@@ -471,8 +477,121 @@ EXPECTED: dict[str, dict[str, str | None]] = {
     },
 }
 
-# Module-level names set by importing autoinit / autoprimaryctx (checked in their source).
-AUTO_MODULES = {"autoinit": ["context", "device"], "autoprimaryctx": ["context", "device"]}
+# Module-level names set by importing autoinit / autoprimaryctx (checked in their source:
+# assigned there, or imported as the original imports make_default_context).
+AUTO_MODULES = {
+    "autoinit": ["context", "device", "make_default_context"],
+    "autoprimaryctx": ["context", "device", "make_default_context"],
+}
+
+# The members of the original's enum classes (shared/reference/pycuda-api.md, section 1.2.3;
+# device_attribute's from the original's wrap_cudadrv.cpp, its CUDA 6.0 list, and the later
+# attributes up to CUDA 11.2 the reference names). jit_target: the CUDA 12 list.
+ENUM_MEMBERS = {
+    "ctx_flags": "SCHED_AUTO SCHED_SPIN SCHED_YIELD SCHED_MASK BLOCKING_SYNC SCHED_BLOCKING_SYNC "
+    "MAP_HOST LMEM_RESIZE_TO_MAX FLAGS_MASK",
+    "event_flags": "DEFAULT BLOCKING_SYNC DISABLE_TIMING INTERPROCESS",
+    "array_format": "UNSIGNED_INT8 UNSIGNED_INT16 UNSIGNED_INT32 SIGNED_INT8 SIGNED_INT16 "
+    "SIGNED_INT32 HALF FLOAT",
+    "address_mode": "WRAP CLAMP MIRROR BORDER",
+    "filter_mode": "POINT LINEAR",
+    "device_attribute": """
+    MAX_THREADS_PER_BLOCK MAX_BLOCK_DIM_X MAX_BLOCK_DIM_Y MAX_BLOCK_DIM_Z MAX_GRID_DIM_X
+    MAX_GRID_DIM_Y MAX_GRID_DIM_Z MAX_SHARED_MEMORY_PER_BLOCK SHARED_MEMORY_PER_BLOCK
+    TOTAL_CONSTANT_MEMORY WARP_SIZE MAX_PITCH MAX_REGISTERS_PER_BLOCK REGISTERS_PER_BLOCK
+    CLOCK_RATE TEXTURE_ALIGNMENT GPU_OVERLAP MULTIPROCESSOR_COUNT KERNEL_EXEC_TIMEOUT INTEGRATED
+    CAN_MAP_HOST_MEMORY COMPUTE_MODE MAXIMUM_TEXTURE1D_WIDTH MAXIMUM_TEXTURE2D_WIDTH
+    MAXIMUM_TEXTURE2D_HEIGHT MAXIMUM_TEXTURE3D_WIDTH MAXIMUM_TEXTURE3D_HEIGHT
+    MAXIMUM_TEXTURE3D_DEPTH MAXIMUM_TEXTURE2D_ARRAY_WIDTH MAXIMUM_TEXTURE2D_ARRAY_HEIGHT
+    MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES SURFACE_ALIGNMENT CONCURRENT_KERNELS ECC_ENABLED
+    MAXIMUM_TEXTURE2D_LAYERED_WIDTH MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
+    MAXIMUM_TEXTURE2D_LAYERED_LAYERS MAXIMUM_TEXTURE1D_LAYERED_WIDTH
+    MAXIMUM_TEXTURE1D_LAYERED_LAYERS PCI_BUS_ID PCI_DEVICE_ID TCC_DRIVER MEMORY_CLOCK_RATE
+    GLOBAL_MEMORY_BUS_WIDTH L2_CACHE_SIZE MAX_THREADS_PER_MULTIPROCESSOR ASYNC_ENGINE_COUNT
+    UNIFIED_ADDRESSING MAXIMUM_TEXTURE2D_GATHER_WIDTH MAXIMUM_TEXTURE2D_GATHER_HEIGHT
+    MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE
+    MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE PCI_DOMAIN_ID TEXTURE_PITCH_ALIGNMENT
+    MAXIMUM_TEXTURECUBEMAP_WIDTH MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH
+    MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS MAXIMUM_SURFACE1D_WIDTH MAXIMUM_SURFACE2D_WIDTH
+    MAXIMUM_SURFACE2D_HEIGHT MAXIMUM_SURFACE3D_WIDTH MAXIMUM_SURFACE3D_HEIGHT
+    MAXIMUM_SURFACE3D_DEPTH MAXIMUM_SURFACE1D_LAYERED_WIDTH MAXIMUM_SURFACE1D_LAYERED_LAYERS
+    MAXIMUM_SURFACE2D_LAYERED_WIDTH MAXIMUM_SURFACE2D_LAYERED_HEIGHT
+    MAXIMUM_SURFACE2D_LAYERED_LAYERS MAXIMUM_SURFACECUBEMAP_WIDTH
+    MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS
+    MAXIMUM_TEXTURE1D_LINEAR_WIDTH MAXIMUM_TEXTURE2D_LINEAR_WIDTH MAXIMUM_TEXTURE2D_LINEAR_HEIGHT
+    MAXIMUM_TEXTURE2D_LINEAR_PITCH MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH
+    MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT COMPUTE_CAPABILITY_MAJOR COMPUTE_CAPABILITY_MINOR
+    MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH STREAM_PRIORITIES_SUPPORTED GLOBAL_L1_CACHE_SUPPORTED
+    LOCAL_L1_CACHE_SUPPORTED MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+    MAX_REGISTERS_PER_MULTIPROCESSOR MANAGED_MEMORY MULTI_GPU_BOARD MULTI_GPU_BOARD_GROUP_ID
+    MEMORY_POOLS_SUPPORTED
+    """,
+    "pointer_attribute": "CONTEXT MEMORY_TYPE DEVICE_POINTER HOST_POINTER",
+    "profiler_output_mode": "KEY_VALUE_PAIR CSV",
+    "func_cache": "PREFER_NONE PREFER_SHARED PREFER_L1 PREFER_EQUAL",
+    "shared_config": "DEFAULT_BANK_SIZE FOUR_BYTE_BANK_SIZE EIGHT_BYTE_BANK_SIZE",
+    "function_attribute": "MAX_THREADS_PER_BLOCK SHARED_SIZE_BYTES CONST_SIZE_BYTES "
+    "LOCAL_SIZE_BYTES NUM_REGS PTX_VERSION BINARY_VERSION CACHE_MODE_CA "
+    "MAX_DYNAMIC_SHARED_SIZE_BYTES PREFERRED_SHARED_MEMORY_CARVEOUT MAX",
+    "memory_type": "HOST DEVICE ARRAY UNIFIED",
+    "compute_mode": "DEFAULT PROHIBITED EXCLUSIVE_PROCESS",
+    "jit_option": "MAX_REGISTERS THREADS_PER_BLOCK WALL_TIME INFO_LOG_BUFFER "
+    "INFO_LOG_BUFFER_SIZE_BYTES ERROR_LOG_BUFFER ERROR_LOG_BUFFER_SIZE_BYTES OPTIMIZATION_LEVEL "
+    "TARGET_FROM_CUCONTEXT TARGET FALLBACK_STRATEGY",
+    "jit_target": "COMPUTE_30 COMPUTE_32 COMPUTE_35 COMPUTE_37 COMPUTE_50 COMPUTE_52 COMPUTE_53 "
+    "COMPUTE_60 COMPUTE_61 COMPUTE_62 COMPUTE_70 COMPUTE_72 COMPUTE_75 COMPUTE_80 COMPUTE_86 "
+    "COMPUTE_90 COMPUTE_90A",
+    "jit_fallback": "PREFER_PTX PREFER_BINARY",
+    "jit_input_type": "CUBIN PTX FATBINARY OBJECT LIBRARY",
+    "limit": "STACK_SIZE PRINTF_FIFO_SIZE MALLOC_HEAP_SIZE DEV_RUNTIME_SYNC_DEPTH "
+    "DEV_RUNTIME_PENDING_LAUNCH_COUNT",
+    "mem_attach_flags": "GLOBAL HOST SINGLE",
+    "graphics_register_flags": "NONE READ_ONLY WRITE_DISCARD SURFACE_LDST TEXTURE_GATHER",
+    "array_cubemap_face": "POSITIVE_X NEGATIVE_X POSITIVE_Y NEGATIVE_Y POSITIVE_Z NEGATIVE_Z",
+    "ipc_mem_flags": "LAZY_ENABLE_PEER_ACCESS",
+    # Plain classes of int attributes in the original, not enums.
+    "array3d_flags": "ARRAY3D_2DARRAY ARRAY3D_LAYERED 2DARRAY SURFACE_LDST CUBEMAP TEXTURE_GATHER",
+    "host_alloc_flags": "PORTABLE DEVICEMAP WRITECOMBINED",
+    "mem_host_register_flags": "PORTABLE DEVICEMAP",
+}
+PLAIN_FLAG_CLASSES = ("array3d_flags", "host_alloc_flags", "mem_host_register_flags")
+
+# The Boost.Python enums (pycuda.driver's, and curandom's direction_vector_set): each has the
+# protocol `names` (name -> member), `values` (int -> member) and `member.name`.
+BOOST_ENUMS = [("pycuda.driver", e) for e in ENUM_MEMBERS if e not in PLAIN_FLAG_CLASSES] + [
+    ("pycuda.curandom", "direction_vector_set")
+]
+
+# The original's deprecated second names: alias -> the member whose value it has.
+ENUM_ALIASES = {
+    "ctx_flags": {"BLOCKING_SYNC": "SCHED_BLOCKING_SYNC"},
+    "device_attribute": {
+        "SHARED_MEMORY_PER_BLOCK": "MAX_SHARED_MEMORY_PER_BLOCK",
+        "REGISTERS_PER_BLOCK": "MAX_REGISTERS_PER_BLOCK",
+        "MAXIMUM_TEXTURE2D_ARRAY_WIDTH": "MAXIMUM_TEXTURE2D_LAYERED_WIDTH",
+        "MAXIMUM_TEXTURE2D_ARRAY_HEIGHT": "MAXIMUM_TEXTURE2D_LAYERED_HEIGHT",
+        "MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES": "MAXIMUM_TEXTURE2D_LAYERED_LAYERS",
+    },
+}
+
+# Instance attributes of the original's curandom generators (set by their constructors: found
+# as assignments to self in the classes' methods, since making one needs a GPU).
+GENERATOR_ATTRIBUTES = (
+    "state", "generators_per_block", "block_count", "generators", "module", "has_box_muller",
+)  # fmt: skip
+GENERATOR_CLASSES = (
+    "XORWOWRandomNumberGenerator", "MRG32k3aRandomNumberGenerator",
+    "Sobol32RandomNumberGenerator", "ScrambledSobol32RandomNumberGenerator",
+    "Sobol64RandomNumberGenerator", "ScrambledSobol64RandomNumberGenerator",
+)  # fmt: skip
+
+FAMILY_THRESHOLD = 0.98
+# Families measured and reported, but not held to the threshold, and why.
+EXEMPT_FAMILIES = {
+    "pycuda.sparse": "deprecated in the original itself; the reference scopes it to import "
+    "compatibility (section 1.15), and its missing names are the texture-reference COO kernels "
+    "of KNOWN_DIFFERENCES",
+}
 
 
 def _resolve(module: str, dotted: str):
@@ -585,18 +704,24 @@ def test_known_differences_are_expected_names():
         assert name in EXPECTED[module]
 
 
-@pytest.mark.parametrize("module,name", CASES)
-def test_name_exists_with_a_compatible_signature(module, name):
+def _name_problem(module: str, name: str) -> str | None:
+    """Why ``module.name`` does not match the original's (None: it does)."""
     try:
         obj = _resolve(module, name)
     except AttributeError:
-        pytest.fail(f"{module}.{name} is missing")
+        return "missing"
     spec = EXPECTED[module][name]
     if spec is None:
-        return
+        return None
     target = _callable_of(obj)
-    assert target is not None, f"{module}.{name} is a property here, callable in the original"
-    problem = _signature_problem(target, spec, is_method="." in name)
+    if target is None:
+        return "a property here, callable in the original"
+    return _signature_problem(target, spec, is_method="." in name)
+
+
+@pytest.mark.parametrize("module,name", CASES)
+def test_name_exists_with_a_compatible_signature(module, name):
+    problem = _name_problem(module, name)
     assert problem is None, f"{module}.{name}: {problem}"
 
 
@@ -607,15 +732,147 @@ def test_auto_modules_set_context_and_device(module):
     path = os.path.join(os.path.dirname(pycuda.__file__), f"{module}.py")
     with open(path) as f:
         tree = ast.parse(f.read())
-    assigned = {
-        target.id
-        for node in tree.body
-        if isinstance(node, ast.Assign)
-        for target in node.targets
-        if isinstance(target, ast.Name)
+    missing = [name for name in AUTO_MODULES[module] if name not in _module_level_names(tree)]
+    assert not missing, f"pycuda.{module} does not set {missing}"
+
+
+def _module_level_names(tree: ast.Module) -> set[str]:
+    """Names a module's top level assigns or imports."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def _self_attributes(cls: type) -> set[str]:
+    """Attributes that methods of ``cls`` and of its pycuda bases assign to ``self``."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        if not klass.__module__.startswith("pycuda"):
+            continue
+        tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if isinstance(node, ast.AnnAssign):
+                targets = [node.target]
+            names |= {
+                t.attr
+                for t in targets
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                and t.value.id == "self"
+            }  # fmt: skip
+    return names
+
+
+def _protocol_problems(cls: Any) -> dict[str, str | None]:
+    """Whether enum class ``cls`` has the original's Boost.Python protocol, per attribute."""
+    if cls is None:
+        return dict.fromkeys(("names", "values", "name"), "the enum is missing")
+    members = dict(cls.__members__)
+    names, values = getattr(cls, "names", None), getattr(cls, "values", None)
+    problems: dict[str, str | None] = {"names": None, "values": None, "name": None}
+    if not isinstance(names, dict) or any(names.get(k) is not v for k, v in members.items()):
+        problems["names"] = "names is not a dict of every name (aliases too) to its member"
+    if not isinstance(values, dict) or any(
+        values.get(int(m)) is None or int(values[int(m)]) != int(m) for m in members.values()
+    ):
+        problems["values"] = "values is not a dict of every value to its member"
+    if any(not isinstance(m.name, str) or m.name not in members for m in members.values()):
+        problems["name"] = "a member's .name is not one of its names"
+    return problems
+
+
+def _family(module: str) -> str:
+    # pycuda.sparse.cg -> pycuda.sparse, pycuda.compyte.dtypes -> pycuda.compyte
+    return ".".join(module.split(".")[:2])
+
+
+def measure_families() -> dict[str, tuple[int, list[str]]]:
+    """Each family of the original's names: (how many, those ours misses, with why)."""
+    figures: dict[str, tuple[int, list[str]]] = {}
+
+    def count(family: str, what: str, problem: str | None) -> None:
+        total, misses = figures.get(family, (0, []))
+        figures[family] = (total + 1, misses + ([f"{what}: {problem}"] if problem else []))
+
+    for module, names in EXPECTED.items():
+        for name in names:
+            problem = _name_problem(module, name)
+            if problem not in (None, "missing") and (module, name) in KNOWN_DIFFERENCES:
+                problem = None  # the name is there; its documented difference is its signature
+            count(_family(module), f"{module}.{name}", problem)
+    driver = importlib.import_module("pycuda.driver")
+    for enum, members in ENUM_MEMBERS.items():
+        cls = getattr(driver, enum, None)
+        for member in members.split():
+            present = cls is not None and hasattr(cls, member)
+            count("enum members", f"{enum}.{member}", None if present else "missing")
+    for module, enum in BOOST_ENUMS:
+        cls = getattr(importlib.import_module(module), enum, None)
+        for attr, problem in _protocol_problems(cls).items():
+            count("enum protocol", f"{module}.{enum}.{attr}", problem)
+    for enum, aliases in ENUM_ALIASES.items():
+        cls = getattr(driver, enum)
+        for alias, target in aliases.items():
+            ok = (
+                hasattr(cls, alias)
+                and int(getattr(cls, alias)) == int(getattr(cls, target))
+                and alias in getattr(cls, "names", {})
+            )
+            count("enum aliases", f"{enum}.{alias}", None if ok else f"not {target}'s value")
+    curandom = importlib.import_module("pycuda.curandom")
+    for cls_name in GENERATOR_CLASSES:
+        cls = getattr(curandom, cls_name)
+        assigned = _self_attributes(cls)
+        for attr in GENERATOR_ATTRIBUTES:
+            present = attr in assigned or hasattr(cls, attr)
+            count(
+                "curandom generator attributes",
+                f"{cls_name}.{attr}",
+                None if present else "missing",
+            )
+    import pycuda
+
+    for module, names in AUTO_MODULES.items():
+        with open(os.path.join(os.path.dirname(pycuda.__file__), f"{module}.py")) as f:
+            found = _module_level_names(ast.parse(f.read()))
+        for name in names:
+            count(
+                "autoinit/autoprimaryctx", f"{module}.{name}", None if name in found else "missing"
+            )
+    return figures
+
+
+def _share(total: int, misses: list[str]) -> float:
+    return (total - len(misses)) / total
+
+
+def _report(figures: dict[str, tuple[int, list[str]]]) -> str:
+    return "\n".join(
+        f"{family:32s} {total - len(misses):4d}/{total:<4d} {100 * _share(total, misses):6.1f}%"
+        for family, (total, misses) in sorted(figures.items())
+    )
+
+
+def test_each_family_of_the_original_names_is_at_least_98_percent(capsys):
+    figures = measure_families()
+    with capsys.disabled():
+        print("\nthe original's names, per family:\n" + _report(figures))
+    below = {
+        family: misses
+        for family, (total, misses) in figures.items()
+        if _share(total, misses) < FAMILY_THRESHOLD and family not in EXEMPT_FAMILIES
     }
-    for name in AUTO_MODULES[module]:
-        assert name in assigned, f"pycuda.{module} does not set {name}"
+    assert not below, f"families under {FAMILY_THRESHOLD:.0%}: {below}"
+    for family in EXEMPT_FAMILIES:  # measured all the same: it may miss only what is known
+        known = {f"{m}.{n}: missing" for m, n in KNOWN_DIFFERENCES if _family(m) == family}
+        assert set(figures[family][1]) <= known, figures[family][1]
+    # The measure counts what it should: a family that lost a name would show.
+    assert figures["enum protocol"][0] == 3 * len(BOOST_ENUMS)
+    assert figures["enum aliases"][0] == 6
 
 
 def test_the_checker_finds_incompatible_signatures():

@@ -1,6 +1,7 @@
 """Tests of the modules SourceModules share (pycuda._shared_modules): on the CPU with a stand-in
-loader (which binaries are shared, per context, for how long), and on a GPU: variables stay
-per SourceModule, a shared module outlives the SourceModule that loaded it, contexts go."""
+loader (which binaries are shared, per context, for how long; the recent modules a context
+keeps, and when it lets them go), and on a GPU: variables stay per SourceModule, a shared
+module outlives the SourceModule that loaded it, contexts go."""
 
 from __future__ import annotations
 
@@ -72,7 +73,8 @@ def test_a_binary_with_variables_is_loaded_by_each(loads):
 
 
 @needs_nvrtc
-def test_sharing_lasts_while_a_holder_lives(loads):
+def test_sharing_lasts_while_a_holder_lives(loads, monkeypatch):
+    monkeypatch.setattr(_shared_modules, "RECENT_KEPT", 0)  # only the holders keep modules
     first = C.SourceModule(STATELESS)
     second = C.SourceModule(STATELESS)
     del first
@@ -87,12 +89,79 @@ def test_sharing_lasts_while_a_holder_lives(loads):
 
 
 @needs_nvrtc
+def test_compiling_in_a_loop_loads_the_module_once(loads):
+    # The tutorials' pattern: each SourceModule dropped before the next one is made.
+    modules = set()
+    for _ in range(5):
+        mod = C.SourceModule(STATELESS)
+        modules.add(id(mod.module))
+        del mod
+        gc.collect()
+    assert len(loads) == 1 and len(modules) == 1
+
+
+@needs_nvrtc
+def test_a_binary_with_variables_is_not_kept(loads):
+    for n in range(1, 4):
+        mod = C.SourceModule(COUNTER)
+        del mod
+        gc.collect()
+        assert len(loads) == n  # each SourceModule gets fresh variables, as in the original
+    assert len(_shared_modules._recent) == 0
+
+
+@needs_nvrtc
+def test_the_context_keeps_a_bounded_number_of_recent_modules(loads, monkeypatch):
+    monkeypatch.setattr(_shared_modules, "RECENT_KEPT", 3)
+    sources = [STATELESS.replace("*= 2", f"*= {k + 2}") for k in range(5)]
+    for src in sources[:4]:
+        C.SourceModule(src)
+    gc.collect()
+    assert len(loads) == 4 and len(_shared_modules._recent) == 3
+    assert len(_shared_in(loads.context)) == 3  # the least recently used one was let go
+    C.SourceModule(sources[1])  # used again: now the most recent
+    C.SourceModule(sources[4])  # lets sources[2] go, the least recent now
+    assert len(loads) == 5
+    for src in (sources[1], sources[3], sources[4]):
+        C.SourceModule(src)
+    assert len(loads) == 5
+    C.SourceModule(sources[2])
+    assert len(loads) == 6 and len(_shared_modules._recent) == 3
+
+
+@needs_nvrtc
+def test_kept_modules_go_with_a_switch_of_context_or_the_caches(loads):
+    from pycuda import tools
+
+    C.SourceModule(STATELESS)
+    gc.collect()
+    first_context = loads.context
+    assert len(_shared_in(first_context)) == 1
+    loads.context = 0x2000  # a load in another context lets the first context's modules go
+    other = C.SourceModule(STATELESS)
+    gc.collect()
+    assert _shared_in(first_context) == [] and len(loads) == 2
+    del other
+    gc.collect()
+    assert len(_shared_in(loads.context)) == 1  # kept in the context now current
+    tools.clear_context_caches()
+    gc.collect()
+    assert _shared_in(loads.context) == [] and len(_shared_modules._recent) == 0
+    C.SourceModule(STATELESS)
+    assert len(loads) == 3
+
+
+@needs_nvrtc
 def test_clear_cache_shares_nothing_loaded_before(loads):
     first = C.SourceModule(STATELESS)
     C.clear_cache()
     second = C.SourceModule(STATELESS)
     assert second.module is not first.module and len(loads) == 2
     assert C.SourceModule(STATELESS).module is second.module
+    del first, second
+    gc.collect()
+    C.clear_cache()  # lets the kept modules go too
+    assert _shared_in(loads.context) == []
 
 
 # --- on a GPU --------------------------------------------------------------------------------
@@ -147,6 +216,11 @@ def test_modules_of_a_context_that_goes_are_not_shared_into_the_next(ctx):
             driver.Context.pop()
         del mod
         own.detach()
+        gc.collect()
+        # The context keeps its recent modules (and so lives) until a module is loaded in
+        # another one, which lets them go.
+        assert len(_shared_in(handle)) == 1, round_
+        C.SourceModule(STATELESS)
         gc.collect()
         assert _shared_in(handle) == [], round_
     np.testing.assert_array_equal(a, 8 * np.arange(32, dtype=np.float32))

@@ -15,7 +15,6 @@ the dynamic loader finds them, then ``lib64/`` of ``$CUDA_HOME``, ``$CUDA_PATH``
 
 from __future__ import annotations
 
-import enum
 import operator
 from typing import Any
 
@@ -23,14 +22,17 @@ import numpy as np
 
 from pycuda import _driver
 from pycuda._arg_checks import require_array
+from pycuda._enums import _boost_python_protocol, _DriverEnum
 
 
 class CurandLibraryError(RuntimeError):
     """libcurand could not be found or a call into it failed."""
 
 
-class direction_vector_set(enum.IntEnum):  # noqa: N801 - the original's name
-    """The direction-vector sets of ``curandGetDirectionVectors32/64``."""
+@_boost_python_protocol
+class direction_vector_set(_DriverEnum):  # noqa: N801 - the original's name
+    """The direction-vector sets of ``curandGetDirectionVectors32/64`` (with ``names``,
+    ``values`` and ``str()`` as the original's Boost.Python enum)."""
 
     VECTOR_32 = 101
     SCRAMBLED_VECTOR_32 = 102

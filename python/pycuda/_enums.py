@@ -11,6 +11,15 @@ class _DriverEnum(IntEnum):
         return f"pycuda._driver.{type(self).__name__}.{self.name}"
 
 
+def _boost_python_protocol(enum: type[IntEnum]) -> type[IntEnum]:
+    """Give ``enum`` the class attributes of the original's Boost.Python enums:
+    ``names`` maps each name (aliases too) to its member, ``values`` each int to its
+    member (members have ``.name`` already). Returns ``enum``."""
+    enum.names = dict(enum.__members__)
+    enum.values = {member.value: member for member in enum}
+    return enum
+
+
 class ctx_flags(_DriverEnum):
     """Flags for Device.make_context."""
 
@@ -583,8 +592,6 @@ class array3d_flags:
 
 setattr(array3d_flags, "2DARRAY", 0x01)
 
-# As the original's Boost.Python enums: `names` maps each name (aliases too) to its
-# member, `values` each int to its member.
 for _enum in (
     ctx_flags,
     event_flags,
@@ -613,8 +620,7 @@ for _enum in (
     capture_status,
     graph_node_type,
 ):
-    _enum.names = dict(_enum.__members__)
-    _enum.values = {member.value: member for member in _enum}
+    _boost_python_protocol(_enum)
 
 TRSA_OVERRIDE_FORMAT = 1
 TRSF_READ_AS_INTEGER = 1

@@ -17,11 +17,22 @@ LoadedModule lives, its Module, and with it its context, live, so the context's 
 key cannot be reused by another context. What the sharers do see in common: attributes set on
 a Function (``set_attribute``, ``set_cache_config``) belong to the driver's function, which is
 one per loaded module.
+
+Compiling in a loop (``SourceModule(src)`` again after the last one was dropped, as tutorials
+do) would load the binary every time. So the current context also keeps its ``RECENT_KEPT``
+most recently loaded variable-free modules alive (least recently used first out), and a warm
+``SourceModule`` of one of them loads nothing. These held modules keep their context alive,
+so they are let go: all of them by ``tools.clear_context_caches()`` and
+``compiler.clear_cache()``, and a context's as soon as a module is loaded in another context
+(a context that was popped and detached is then destroyed as before; one that stays in use
+reloads its modules after such a switch, once each). Binaries with variables are never kept:
+a new SourceModule of one gets fresh variables, as in the original.
 """
 
 from __future__ import annotations
 
 import weakref
+from collections import OrderedDict
 from typing import Any
 
 from pycuda import _driver, driver
@@ -73,18 +84,66 @@ def _has_variables(binary: bytes) -> bool:
     return verdict
 
 
+# How many variable-free modules the current context keeps loaded with no other holder.
+RECENT_KEPT = 32
+
+# The context whose recent modules are kept (its handle; 0: none), and those modules by binary,
+# least recently used first. One context at a time: the modules hold their context alive, and a
+# context the program has let go must not stay alive for long.
+_recent_context = 0
+_recent: OrderedDict[bytes, LoadedModule] = OrderedDict()
+_registered = False
+
+
+def _keep(handle: int, binary: bytes, loaded: LoadedModule) -> None:
+    global _recent_context, _registered
+    if handle != _recent_context:
+        _recent.clear()
+        _recent_context = handle
+        if not _registered:
+            # tools.clear_context_caches() lets these go with the memoized kernels (tools is
+            # imported here, not at the top: the compiler does not need it otherwise).
+            from pycuda import tools
+
+            tools.context_dependent_memoized_functions.append(_clear_recent)
+            _registered = True
+    _recent[binary] = loaded
+    if len(_recent) > RECENT_KEPT:
+        _recent.popitem(last=False)
+
+
+def _clear_recent() -> None:
+    """Let every kept module go (the module stays loaded while a holder has it)."""
+    global _recent_context
+    _recent.clear()
+    _recent_context = 0
+
+
+# What clear_context_caches() calls on each entry of context_dependent_memoized_functions.
+_clear_recent.clear_cache = _clear_recent  # type: ignore[attr-defined]
+
+
 def load_module(binary: bytes) -> LoadedModule:
-    """``binary`` loaded in the current context: the module another holder of the same binary
-    in this context already loaded when the binary defines no variables, else a new one."""
+    """``binary`` loaded in the current context: when the binary defines no variables, the
+    module this context keeps or another holder of the same binary in this context already
+    loaded, else a new one."""
     if _has_variables(binary):
         return LoadedModule(driver.module_from_buffer(binary))
-    key = (_driver._current_context_handle(), binary)
+    handle = _driver._current_context_handle()
+    if handle and handle == _recent_context:
+        loaded = _recent.get(binary)
+        if loaded is not None:
+            _recent.move_to_end(binary)
+            return loaded
+    key = (handle, binary)
     ref = _shared.get(key)
     loaded = ref() if ref is not None else None
     if loaded is None:
         loaded = LoadedModule(driver.module_from_buffer(binary))
-        if key[0]:  # 0: no context, where loading raises (unless a test stands in for it)
-            _shared[key] = weakref.ref(loaded, _forget_dead(key))
+        if not handle:  # no context, where loading raises (unless a test stands in for it)
+            return loaded
+        _shared[key] = weakref.ref(loaded, _forget_dead(key))
+    _keep(handle, binary, loaded)
     return loaded
 
 
@@ -92,3 +151,4 @@ def forget() -> None:
     """Share nothing loaded before now (holders keep their modules)."""
     _shared.clear()
     _defines_variables.clear()
+    _clear_recent()

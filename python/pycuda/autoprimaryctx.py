@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 
 import pycuda.autoinit as _autoinit
+from pycuda.tools import make_default_context  # noqa: F401 - the original's module offers it
 
 context = _autoinit.context
 device = _autoinit.device

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -287,7 +288,19 @@ class GPUArray(core.ArrayBase, Arithmetic, ReductionMethods):
                         f"strides {self.strides} do not match the {len(self.shape)} dimensions "
                         f"of shape {self.shape}"
                     )
+                # NumPy allows misaligned strides on the host; on the device a kernel reading
+                # such an element faults (misaligned address) and takes the context with it.
+                if [s for s in self.strides if s % dtype.alignment]:  # (any is gpuarray.any)
+                    raise ValueError(
+                        f"strides {self.strides} must be multiples of {dtype}'s alignment "
+                        f"({dtype.alignment} bytes): a kernel cannot read misaligned elements"
+                    )
             self.size = size_of(self.shape)
+        if self.size * itemsize > sys.maxsize:
+            raise ValueError(
+                f"array is too big: {self.size} elements of {itemsize} bytes exceed the largest "
+                f"possible size ({sys.maxsize} bytes)"
+            )
         if not allocator:
             allocator = core.context_allocator()
         self.allocator = allocator
@@ -576,6 +589,11 @@ class GPUArray(core.ArrayBase, Arithmetic, ReductionMethods):
     def _host_target(self, ary: np.ndarray) -> np.ndarray:
         """``ary`` checked for get(ary), as the original: same size (another shape is reshaped
         with a DeprecationWarning), same dtype (TypeError)."""
+        if not isinstance(ary, np.ndarray):
+            raise TypeError(
+                f"get(ary): ary must be a numpy.ndarray to copy into, got {type(ary).__name__} "
+                "(get() without ary returns a new one)"
+            )
         if ary.size != self.size:
             raise ValueError(f"get(ary): ary has {ary.size} elements, the GPUArray {self.size}")
         if ary.dtype != self.dtype:
@@ -734,24 +752,30 @@ class GPUArray(core.ArrayBase, Arithmetic, ReductionMethods):
 
     @property
     def real(self) -> GPUArray:
-        """The real part: a view for complex arrays, the array itself otherwise."""
+        """The real part: of a complex array a new contiguous array, as the original returns
+        (not NumPy's strided view: writing to it leaves this array unchanged); of a real one,
+        the array itself."""
         if self.dtype.kind != "c":
             return self
-        part = np.dtype(self.dtype.char.lower())
-        return self._view(self.shape, self.strides, dtype=part)
+        return ops.unary(self, "real", np.dtype(self.dtype.char.lower()))
 
     @property
     def imag(self) -> GPUArray:
-        """The imaginary part: a view for complex arrays, zeros otherwise."""
+        """The imaginary part: of a complex array a new contiguous array, as the original
+        returns; of a real one, new zeros."""
         if self.dtype.kind != "c":
             return zeros_like(self)
-        part = np.dtype(self.dtype.char.lower())
-        return self._view(self.shape, self.strides, part.itemsize, dtype=part)
+        return ops.unary(self, "imag", np.dtype(self.dtype.char.lower()))
 
     def conj(self, out: GPUArray | None = None) -> GPUArray:
         """The complex conjugate (a copy for real arrays)."""
         # NumPy's own loop table decides (bool conjugates to int8).
         dtype = np.conjugate(np.empty(0, self.dtype)).dtype
+        out_dtype = getattr(out, "dtype", dtype)
+        if out_dtype != dtype and np.can_cast(dtype, out_dtype, "same_kind"):
+            # An out= of another precision (complex128 into complex64) is written with NumPy's
+            # same_kind casting, as the original wrote into whatever out it was given.
+            dtype = out_dtype
         return ops.unary(self, "conj", dtype, out)
 
     conjugate = conj

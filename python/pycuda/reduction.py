@@ -48,7 +48,12 @@ from pycuda._reduction_source import (
     get_reduction_kernel_and_types,
     get_reduction_module,
 )
-from pycuda.tools import ScalarArg, VectorArg
+from pycuda.tools import (  # noqa: F401 - the original's module offers these; clients import them
+    ScalarArg,
+    VectorArg,
+    context_dependent_memoize,
+    dtype_to_ctype,
+)
 
 __all__ = [
     "BLOCK_SIZE",
