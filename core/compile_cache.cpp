@@ -38,6 +38,19 @@ void check_key(const std::string& key) {
                                     key + "'");
 }
 
+void check_suffix(std::string_view suffix) {
+    if (suffix != k_binary_suffix && suffix != k_headers_suffix)
+        throw std::invalid_argument("compile cache entry suffix must be '.bin' or '.deps', got '" +
+                                    std::string(suffix) + "'");
+}
+
+/// What an entry's header binds it to: the key for a binary (as entries have always been
+/// written), the key and its suffix for any other kind, so that a binary renamed into a
+/// record's place (or back) is a miss.
+std::string bound_name(const std::string& key, std::string_view suffix) {
+    return suffix == k_binary_suffix ? key : key + std::string(suffix);
+}
+
 std::string digest_of(std::string_view data) {
     Sha256 h;
     h.update(data);
@@ -64,7 +77,7 @@ std::optional<std::string> read_entry_file(const std::filesystem::path& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return std::nullopt;
-    struct stat st {};
+    struct stat st{};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
         std::uint64_t(st.st_size) > k_max_cache_entry) {
         ::close(fd);
@@ -138,7 +151,7 @@ std::optional<std::string> decode_cache_entry(std::string_view key, std::string_
 }
 
 std::string untrusted_cache_directory(const std::filesystem::path& directory) {
-    struct stat st {};
+    struct stat st{};
     // stat, not lstat: a link to a directory of ours (~/.cache on another disk) is fine; what
     // matters is who can write the directory the entries are in.
     if (::stat(directory.c_str(), &st) != 0)
@@ -162,8 +175,9 @@ std::string untrusted_cache_directory(const std::filesystem::path& directory) {
 
 CompileCache::CompileCache(std::filesystem::path directory) : directory_(std::move(directory)) {}
 
-std::filesystem::path CompileCache::entry_path(const std::string& key) const {
-    return directory_ / (key + ".bin");
+std::filesystem::path CompileCache::entry_path(const std::string& key,
+                                               std::string_view suffix) const {
+    return directory_ / (key + std::string(suffix));
 }
 
 std::string CompileCache::directory_problem(bool create) {
@@ -172,7 +186,7 @@ std::string CompileCache::directory_problem(bool create) {
         if (directory_verdict_)
             return *directory_verdict_;
     }
-    struct stat st {};
+    struct stat st{};
     if (::stat(directory_.c_str(), &st) != 0) {
         if (errno != ENOENT || !create)
             return "cannot use " + directory_.string() + ": " + std::strerror(errno);
@@ -185,35 +199,41 @@ std::string CompileCache::directory_problem(bool create) {
     return verdict;
 }
 
-std::optional<std::string> CompileCache::read_disk(const std::string& key) const {
-    auto contents = read_entry_file(entry_path(key));
+std::optional<std::string> CompileCache::read_disk(const std::string& key,
+                                                   std::string_view suffix) const {
+    auto contents = read_entry_file(entry_path(key, suffix));
     if (!contents)
         return std::nullopt;
-    return decode_cache_entry(key, *contents);
+    return decode_cache_entry(bound_name(key, suffix), *contents);
 }
 
-std::optional<std::string> CompileCache::get(const std::string& key) {
+std::optional<std::string> CompileCache::get(const std::string& key, std::string_view suffix) {
     check_key(key);
+    check_suffix(suffix);
+    const std::string name = key + std::string(suffix);
     {
         std::lock_guard lock(mutex_);
-        if (auto it = memory_.find(key); it != memory_.end())
+        if (auto it = memory_.find(name); it != memory_.end())
             return it->second;
     }
     if (directory_.empty() || !directory_problem(false).empty())
         return std::nullopt;
-    auto entry = read_disk(key); // outside the lock: disk reads may be slow
+    auto entry = read_disk(key, suffix); // outside the lock: disk reads may be slow
     if (entry) {
         std::lock_guard lock(mutex_);
-        memory_.emplace(key, *entry);
+        memory_.emplace(name, *entry);
     }
     return entry;
 }
 
-std::string CompileCache::put(const std::string& key, std::string_view data) {
+std::string CompileCache::put(const std::string& key, std::string_view data,
+                              std::string_view suffix) {
     check_key(key);
+    check_suffix(suffix);
+    const std::filesystem::path path = entry_path(key, suffix);
     {
         std::lock_guard lock(mutex_);
-        memory_.insert_or_assign(key, std::string(data));
+        memory_.insert_or_assign(key + std::string(suffix), std::string(data));
     }
     if (directory_.empty())
         return {};
@@ -237,14 +257,14 @@ std::string CompileCache::put(const std::string& key, std::string_view data) {
     }
     if (fd < 0)
         return "cannot create a file in " + directory_.string() + ": " + std::strerror(errno);
-    bool ok = write_all(fd, encode_cache_entry(key, data));
+    bool ok = write_all(fd, encode_cache_entry(bound_name(key, suffix), data));
     ok = (::close(fd) == 0) && ok;
     if (ok)
         ::chmod(temp.c_str(), 0644); // mkstemp makes 0600; match ordinary files (umask aside)
-    if (!ok || ::rename(temp.c_str(), entry_path(key).c_str()) != 0) {
+    if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) {
         std::string why = std::strerror(errno);
         ::unlink(temp.c_str());
-        return "cannot write " + entry_path(key).string() + ": " + why;
+        return "cannot write " + path.string() + ": " + why;
     }
     return {};
 }

@@ -591,7 +591,9 @@ def test_debugging_mode_skips_cache(tmp_path, cache_dir, monkeypatch, capsys):
     if not _driver.nvrtc_available():
         pytest.skip("NVRTC is not installed")
     monkeypatch.setattr(drv, "CUDA_DEBUGGING", True)
-    monkeypatch.setattr(C.tempfile, "tempdir", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     C.compile(SMALL, arch="sm_80", cache_dir=cache_dir)
     assert not os.path.exists(cache_dir) or not _entries(cache_dir)
     assert "*** compiler output in" in capsys.readouterr().out

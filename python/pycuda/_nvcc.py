@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Sequence
 
 from pycuda._compile_args import source_text, string_list
@@ -33,6 +30,10 @@ def find_nvcc(nvcc: str) -> str | None:
     $CUDA_PATH/bin or /usr/local/cuda/bin; None when there is none."""
     if os.path.sep in nvcc:
         return nvcc if os.access(nvcc, os.X_OK) else None
+    # shutil, subprocess and tempfile are imported where nvcc is looked for or run, not with
+    # pycuda.compiler: most programs compile with NVRTC or hit the cache, and never need them.
+    import shutil
+
     found = shutil.which(nvcc)
     if found:
         return found
@@ -45,6 +46,8 @@ def find_nvcc(nvcc: str) -> str | None:
 @functools.cache
 def get_nvcc_version(nvcc: str) -> str:
     """The text of ``nvcc --version`` (run once per process and compiler)."""
+    import subprocess
+
     path = find_nvcc(nvcc)
     if path is None:
         raise OSError(f"{nvcc} not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin")
@@ -56,6 +59,9 @@ def get_nvcc_version(nvcc: str) -> str:
 
 def preprocess_source(source: str, options: Sequence[str], nvcc: str) -> str:
     """Run the source through nvcc's preprocessor and return the text (line markers removed)."""
+    import subprocess
+    import tempfile
+
     source = source_text(source)
     options = string_list(options, "options")
     refuse_output_options(options)
@@ -93,9 +99,8 @@ def compile_plain(
     refuse_output_options(options)
     key = None
     if cache_dir:
-        key = cache_key(
-            source, options, target, "nvcc:" + get_nvcc_version(nvcc), include_dirs_in(options)
-        )[0]
+        identity = "nvcc:" + get_nvcc_version(nvcc)
+        key = cache_key(source, options, target, identity, include_dirs_in(options), cache_dir)[0]
         hit = disk_cache(cache_dir).get(key)
         if hit is not None:
             return hit
@@ -107,6 +112,10 @@ def compile_plain(
 
 def run_nvcc(source: str, options: Sequence[str], keep: bool, nvcc: str, target: str) -> bytes:
     """One nvcc run, no cache: the ``target`` file's bytes, or CompileError with nvcc's output."""
+    import shutil
+    import subprocess
+    import tempfile
+
     path = find_nvcc(nvcc)
     if path is None:
         raise CompileError(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import importlib
 import os
 import warnings
 from collections.abc import Callable, Iterator
@@ -26,7 +27,6 @@ import numpy as np
 import pycuda.driver as cuda
 from pycuda._arg_checks import require
 from pycuda._arg_handlers import forget_pools
-from pycuda._debug_memory_pool import DebugMemoryPool  # noqa: F401 - the original offers it here
 from pycuda._default_allocator import get_default_allocator, set_default_allocator  # noqa: F401
 
 # The pools live in the extension; the original documents them here.
@@ -41,19 +41,33 @@ from pycuda._driver import (  # noqa: E402, F401
     _current_context_handle,
     bitlog2,
 )
-from pycuda.compyte.dtypes import (  # noqa: F401 - part of this module's API
-    TypeNameNotKnown,
-    get_or_register_dtype,
-    parse_c_arg_backend,
-    register_dtype,
-)
-from pycuda.compyte.dtypes import (
-    dtype_to_ctype as _registry_dtype_to_ctype,
-)
 
-# The original's name for the registry's own mapping (no fp_tex hack): C names of NumPy
-# types, registered structs and vector types.
-base_dtype_to_ctype = _registry_dtype_to_ctype
+# Names of this module loaded on first use (module __getattr__): the C-type registry and the
+# debugging pool import modules (dataclasses, json, ...) that a program which only makes a
+# context (pycuda.autoinit imports this module) never needs.
+_LAZY = {
+    "DebugMemoryPool": ("pycuda._debug_memory_pool", "DebugMemoryPool"),
+    "TypeNameNotKnown": ("pycuda.compyte.dtypes", "TypeNameNotKnown"),
+    "get_or_register_dtype": ("pycuda.compyte.dtypes", "get_or_register_dtype"),
+    "parse_c_arg_backend": ("pycuda.compyte.dtypes", "parse_c_arg_backend"),
+    "register_dtype": ("pycuda.compyte.dtypes", "register_dtype"),
+    # The original's name for the registry's own mapping (no fp_tex hack): C names of NumPy
+    # types, registered structs and vector types.
+    "base_dtype_to_ctype": ("pycuda.compyte.dtypes", "dtype_to_ctype"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'pycuda.tools' has no attribute {name!r}") from None
+    value = globals()[name] = getattr(importlib.import_module(module), attr)
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 # {{{ default device and context
@@ -262,7 +276,9 @@ def dtype_to_ctype(dtype: Any, with_fp_tex_hack: bool = False) -> str:
         }.get(np.dtype(dtype).type)
         if hack is not None:
             return hack
-    return _registry_dtype_to_ctype(dtype)
+    from pycuda.compyte.dtypes import dtype_to_ctype as registry_dtype_to_ctype
+
+    return registry_dtype_to_ctype(dtype)
 
 
 class Argument:
@@ -305,6 +321,8 @@ class ScalarArg(Argument):
 
 def parse_c_arg(c_arg: str) -> Argument:
     """A VectorArg or ScalarArg from a C declaration such as ``"const float *x"``."""
+    from pycuda.compyte.dtypes import parse_c_arg_backend
+
     return parse_c_arg_backend(c_arg, ScalarArg, VectorArg)
 
 

@@ -47,6 +47,29 @@ TEST(CompileCache, DiskEntrySurvivesANewCache) {
     fs::remove_all(dir);
 }
 
+TEST(CompileCache, ARecordBesideABinaryIsAnEntryOfItsOwn) {
+    fs::path dir = fresh_dir("deps");
+    {
+        pycuda::CompileCache cache(dir);
+        EXPECT_EQ(cache.put("k1", "cubin"), "");
+        EXPECT_EQ(cache.put("k1", "record", pycuda::k_headers_suffix), "");
+        EXPECT_EQ(*cache.get("k1"), "cubin");
+        EXPECT_EQ(*cache.get("k1", pycuda::k_headers_suffix), "record");
+    }
+    EXPECT_TRUE(fs::is_regular_file(dir / "k1.bin"));
+    EXPECT_TRUE(fs::is_regular_file(dir / "k1.deps"));
+    pycuda::CompileCache again(dir);
+    EXPECT_EQ(*again.get("k1", pycuda::k_headers_suffix), "record");
+    // Each entry is bound to its kind: a binary copied into a record's place is a miss.
+    EXPECT_EQ(again.put("k2", "cubin"), "");
+    fs::copy_file(dir / "k2.bin", dir / "k2.deps");
+    pycuda::CompileCache third(dir);
+    EXPECT_EQ(*third.get("k2"), "cubin");
+    EXPECT_FALSE(third.get("k2", pycuda::k_headers_suffix).has_value());
+    EXPECT_THROW(third.get("k1", ".exe"), std::invalid_argument);
+    fs::remove_all(dir);
+}
+
 TEST(CompileCache, CorruptOrTruncatedEntriesAreMisses) {
     fs::path dir = fresh_dir("corrupt");
     pycuda::CompileCache writer(dir);
@@ -153,9 +176,7 @@ TEST(CompileCache, AnEntryOverTheSizeCapIsNotRead) {
         long pages = 0;
         std::ifstream("/proc/self/statm") >> pages;
         rlim_t limit = rlim_t(pages) * rlim_t(::sysconf(_SC_PAGESIZE)) + (rlim_t(256) << 20);
-        struct rlimit rl {
-            limit, limit
-        };
+        struct rlimit rl{limit, limit};
         ::setrlimit(RLIMIT_AS, &rl);
         try {
             pycuda::CompileCache reader(dir);
@@ -177,7 +198,7 @@ TEST(CompileCache, CreatesItsDirectoryPrivate) {
     std::string problem = cache.put("k", "binary");
     ::umask(old);
     EXPECT_EQ(problem, "");
-    struct stat st {};
+    struct stat st{};
     ASSERT_EQ(::stat(dir.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0700u);
     ASSERT_EQ(::stat(dir.parent_path().c_str(), &st), 0);
