@@ -9,6 +9,7 @@
 #include "bindings/array_base.hpp"
 
 #include "bindings/pointer.hpp"
+#include "bindings/python_api.hpp"
 #include "bindings/raw_call.hpp"
 
 #include <structmember.h>
@@ -37,7 +38,7 @@ void store(PyObject*& field, PyObject* value) {
 PyObject* load(PyObject* self, PyObject* field, const char* name) {
     if (!field) {
         PyErr_Format(PyExc_AttributeError, "'%s' object has no attribute '%s'",
-                     Py_TYPE(self)->tp_name, name);
+                     pyapi::type_name(Py_TYPE(self)).c_str(), name);
         return nullptr;
     }
     return Py_NewRef(field);
@@ -180,7 +181,7 @@ PyObject* get_c(PyObject* self, void*) {
 /// One entry of a shape or strides sequence as a long long (-1 with an error where it is not
 /// an int).
 bool entry(PyObject* seq, Py_ssize_t i, long long& out) {
-    out = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+    out = PyLong_AsLongLong(pyapi::fast_item(seq, i));
     return !(out == -1 && PyErr_Occurred());
 }
 
@@ -194,7 +195,7 @@ int c_contiguous_of(PyObject* shape_obj, PyObject* strides_obj, long long itemsi
         nb::steal(PySequence_Fast(strides_obj, "an array's strides must be a sequence of ints"));
     if (!strides.is_valid())
         return -1;
-    Py_ssize_t ndim = PySequence_Fast_GET_SIZE(shape.ptr());
+    Py_ssize_t ndim = pyapi::fast_size(shape.ptr());
     long long n = 0, stride = 0, expected = itemsize;
     for (Py_ssize_t i = 0; i < ndim; ++i) {
         if (!entry(shape.ptr(), i, n))
@@ -202,7 +203,7 @@ int c_contiguous_of(PyObject* shape_obj, PyObject* strides_obj, long long itemsi
         if (n == 0)
             return 1;
     }
-    if (PySequence_Fast_GET_SIZE(strides.ptr()) != ndim)
+    if (pyapi::fast_size(strides.ptr()) != ndim)
         return 0;
     for (Py_ssize_t i = ndim - 1; i >= 0; --i) {
         if (!entry(shape.ptr(), i, n) || !entry(strides.ptr(), i, stride))
@@ -253,7 +254,7 @@ void array_dealloc(PyObject* obj) {
     PyTypeObject* type = Py_TYPE(obj);
     PyObject_GC_UnTrack(obj);
     array_clear(obj);
-    type->tp_free(obj);
+    pyapi::type_free(type, obj);
     Py_DECREF(type); // instances of heap types hold their type
 }
 
@@ -372,7 +373,7 @@ bool array_address(PyObject* obj, std::uintptr_t& address) {
 
 nb::object make_array(PyTypeObject* type, PyObject* shape, PyObject* dtype, PyObject* strides,
                       PyObject* size, PyObject* allocator, PyObject* gpudata, std::uintptr_t ptr) {
-    nb::object obj = nb::steal(type->tp_alloc(type, 0));
+    nb::object obj = nb::steal(pyapi::type_alloc(type));
     if (!obj.is_valid())
         throw nb::python_error();
     ArrayObject* a = as_array(obj.ptr());

@@ -3,6 +3,7 @@
 #include "bindings/async_memory.hpp"
 
 #include "bindings/memory.hpp"
+#include "bindings/python_api.hpp"
 #include "bindings/stream.hpp"
 #include "core/async_memory.hpp"
 
@@ -18,26 +19,6 @@ namespace pycuda::bindings {
 
 namespace {
 
-/// True once the interpreter has begun finalizing (Py_IsInitialized() is false from then on,
-/// before modules are torn down).
-bool python_finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-    return Py_IsFinalizing();
-#else
-    return _Py_IsFinalizing();
-#endif
-}
-
-/// The calling thread's Python thread state if it holds the GIL, else null (also after
-/// finalization).
-PyThreadState* attached_thread_state() {
-#if PY_VERSION_HEX >= 0x030D0000
-    return PyThreadState_GetUnchecked();
-#else
-    return _PyThreadState_UncheckedGet();
-#endif
-}
-
 /// A strong reference to the Python stream object behind a `stream=` argument, as the core's
 /// opaque stream owner (null for None). Released at once where the dropping thread holds the
 /// GIL (an allocation's collection, also during the interpreter's teardown, so that no stream
@@ -47,16 +28,7 @@ std::shared_ptr<const void> stream_owner(nb::handle stream) {
     if (stream.is_none())
         return nullptr;
     return std::shared_ptr<const void>(Py_NewRef(stream.ptr()), [](const void* p) {
-        PyObject* obj = static_cast<PyObject*>(const_cast<void*>(p));
-        if (attached_thread_state() != nullptr) {
-            Py_DECREF(obj);
-            return;
-        }
-        if (!Py_IsInitialized() || python_finalizing())
-            return;
-        PyGILState_STATE gil = PyGILState_Ensure();
-        Py_DECREF(obj);
-        PyGILState_Release(gil);
+        pyapi::release_from_any_thread(static_cast<PyObject*>(const_cast<void*>(p)));
     });
 }
 

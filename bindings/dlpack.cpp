@@ -3,6 +3,7 @@
 // The Python side of the protocol (streams, max_version, dl_device, copy) is in
 // python/pycuda/_interop.py; this file only turns (pointer, shape, strides, dtype, owner) into a
 // capsule and back, following https://dmlc.github.io/dlpack/latest/python_spec.html.
+#include "bindings/python_api.hpp"
 #include "core/dlpack.hpp"
 
 #include <nanobind/nanobind.h>
@@ -40,13 +41,7 @@ struct Export {
 };
 
 /// True while Python objects may still be released (not during or after finalization).
-bool python_alive() {
-#if PY_VERSION_HEX >= 0x030D0000
-    return Py_IsInitialized() && !Py_IsFinalizing();
-#else
-    return Py_IsInitialized() && !_Py_IsFinalizing();
-#endif
-}
+bool python_alive() { return Py_IsInitialized() && !pyapi::is_finalizing(); }
 
 /// The deleter we hand consumers. It may run on any thread, with or without the GIL (PyTorch and
 /// CuPy call it from their own destructors), so it takes the GIL itself. After the interpreter

@@ -1,5 +1,6 @@
 // bindings/error.cpp: pycuda._driver.Error and subclasses, with .code, .name and .routine.
 #include "bindings/error.hpp"
+#include "bindings/python_api.hpp"
 
 #include "core/error.hpp"
 
@@ -74,17 +75,9 @@ PyObject* new_class(nb::module_& m, const char* name, PyObject* base, const char
     return cls;
 }
 
-bool python_finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-    return Py_IsFinalizing();
-#else
-    return _Py_IsFinalizing();
-#endif
-}
-
 void warn_cleanup(std::string_view message) {
     std::string text(message);
-    if (!Py_IsInitialized() || python_finalizing()) {
+    if (!Py_IsInitialized() || pyapi::is_finalizing()) {
         std::fprintf(stderr, "%s\n", text.c_str());
         return;
     }

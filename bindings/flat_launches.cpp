@@ -25,6 +25,7 @@
 #include "bindings/flat_operator.hpp"
 #include "bindings/memory.hpp"
 #include "bindings/memory_pool.hpp"
+#include "bindings/python_api.hpp"
 #include "bindings/raw_call.hpp"
 
 #include "core/context.hpp"
@@ -57,15 +58,16 @@ long long clamped(nb::handle value) {
 /// The C strides of a C-contiguous array of `shape` (no zero-length axis: the path needs
 /// n > 0), as new_array_strides gives them.
 nb::object c_strides(PyObject* shape, Py_ssize_t itemsize) {
-    Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
+    Py_ssize_t ndim = pyapi::tuple_size(shape);
     nb::object strides = nb::steal(PyTuple_New(ndim));
+    if (!strides.is_valid())
+        throw nb::python_error();
     long long stride = itemsize;
     for (Py_ssize_t i = ndim - 1; i >= 0; --i) {
         PyObject* value = PyLong_FromLongLong(stride);
-        if (!value)
+        if (!value || pyapi::tuple_fill(strides.ptr(), i, value) < 0)
             throw nb::python_error();
-        PyTuple_SET_ITEM(strides.ptr(), i, value);
-        stride *= PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+        stride *= PyLong_AsLongLong(pyapi::tuple_item(shape, i));
     }
     return strides;
 }
@@ -161,7 +163,7 @@ nb::object launch_into_new_block(const FlatEntry& e, size_t bytes, std::span<PyO
     ArgBuffer buf(&*f.prepared_layout, &f.name());
     pack_by_layout(buf, *f.prepared_layout, packed, 1 + args.size());
     if (range && nvtx_auto_ranges()) [[unlikely]] {
-        const char* name = PyUnicode_AsUTF8(range);
+        const char* name = PyUnicode_AsUTF8AndSize(range, nullptr);
         if (name == nullptr)
             throw nb::python_error();
         NvtxAutoRange scope(name);
@@ -227,7 +229,7 @@ bool FlatLaunches::remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool 
         return false; // a stand-in (tests): launched by the Python path only
     if (!array_type_.is_valid())
         return false;
-    if (!PyUnicode_CheckExact(op.ptr()) || !PyUnicode_CHECK_INTERNED(op.ptr()))
+    if (!PyUnicode_CheckExact(op.ptr()) || !pyapi::is_interned(op.ptr()))
         return false; // compared by address: only an interned name finds its entry again
     if (entries_.size() >= capacity_)
         entries_.clear();
@@ -380,7 +382,7 @@ nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* othe
         if (e.convert.is_none()) {
             value = nb::borrow(other);
         } else {
-            value = nb::steal(PyObject_CallOneArg(e.convert.ptr(), other));
+            value = nb::steal(pyapi::call_one(e.convert.ptr(), other));
             if (!value.is_valid())
                 throw nb::python_error();
         }
@@ -396,7 +398,7 @@ nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* othe
     nb::object gpudata = launch_into_new_block(e, bytes, args, op, out);
 
     nb::object strides =
-        PyTuple_GET_SIZE(a.shape) == 1 ? e.strides1 : c_strides(a.shape, e.itemsize);
+        pyapi::tuple_size(a.shape) == 1 ? e.strides1 : c_strides(a.shape, e.itemsize);
     return make_array(type, a.shape, e.result.ptr(), strides.ptr(), size, e.allocate.ptr(),
                       gpudata.ptr(), out);
 }

@@ -8,6 +8,7 @@
 #include "bindings/flat_operator.hpp"
 
 #include "bindings/flat_launches.hpp"
+#include "bindings/python_api.hpp"
 #include "bindings/raw_call.hpp"
 
 #include <nanobind/stl/string.h>
@@ -30,6 +31,16 @@ struct FlatOperator {
 
 PyTypeObject* operator_type = nullptr; // made once by bind_flat_operator, never freed
 
+/// The TypeError for an operand that is no `type`, as CPython's method descriptors word it
+/// (out of line: its string building would otherwise keep apply from being inlined).
+[[noreturn]] NB_NOINLINE void raise_wrong_operand(FlatOperator* self, PyTypeObject* type,
+                                                  PyObject* array) {
+    throw nb::type_error(("descriptor '" + nb::cast<std::string>(nb::handle(self->name)) +
+                          "' requires a '" + pyapi::type_name(type) + "' object, got '" +
+                          pyapi::type_name(Py_TYPE(array)) + "'")
+                             .c_str());
+}
+
 PyObject* apply(FlatOperator* self, PyObject* array, PyObject* other) {
     return guarded([&]() -> nb::object {
         if (!nb::inst_ready(self->table))
@@ -37,10 +48,7 @@ PyObject* apply(FlatOperator* self, PyObject* array, PyObject* other) {
         FlatLaunches& table = *nb::inst_ptr<FlatLaunches>(self->table);
         PyTypeObject* type = table.array_type();
         if (type && !PyObject_TypeCheck(array, type))
-            throw nb::type_error(("descriptor '" + nb::cast<std::string>(nb::handle(self->name)) +
-                                  "' requires a '" + type->tp_name + "' object, got '" +
-                                  Py_TYPE(array)->tp_name + "'")
-                                     .c_str());
+            raise_wrong_operand(self, type, array);
         return table.binary(array, self->op, other, self->reflected != 0);
     });
 }
@@ -49,7 +57,7 @@ PyObject* operator_vectorcall(PyObject* callable, PyObject* const* args, size_t 
                               PyObject* kwnames) {
     auto* self = reinterpret_cast<FlatOperator*>(callable);
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (n != 2 || (kwnames && PyTuple_GET_SIZE(kwnames) != 0)) {
+    if (n != 2 || (kwnames && pyapi::tuple_size(kwnames) != 0)) {
         PyErr_Format(PyExc_TypeError, "%U takes the array and one operand (%zd arguments given)",
                      self->name, n);
         return nullptr;
@@ -60,7 +68,8 @@ PyObject* operator_vectorcall(PyObject* callable, PyObject* const* args, size_t 
 PyObject* operator_get(PyObject* self, PyObject* instance, PyObject*) {
     if (instance == nullptr || instance == Py_None)
         return Py_NewRef(self);
-    return PyMethod_New(self, instance);
+    // `a + b` never gets here (CPython calls a method descriptor unbound): only `a.__add__`.
+    return pyapi::bind_method(self, instance);
 }
 
 int operator_traverse(PyObject* obj, visitproc visit, void* arg) {
@@ -82,7 +91,7 @@ void operator_dealloc(PyObject* obj) {
     Py_CLEAR(self->table);
     Py_CLEAR(self->name);
     Py_CLEAR(self->op);
-    type->tp_free(obj);
+    pyapi::type_free(type, obj);
     Py_DECREF(type);
 }
 
@@ -127,7 +136,7 @@ nb::object make_flat_operator(nb::handle table, nb::handle name, nb::handle op, 
         throw nb::type_error("FlatOperator: table must be a FlatLaunches");
     if (!PyUnicode_CheckExact(name.ptr()) || !PyUnicode_CheckExact(op.ptr()))
         throw nb::type_error("FlatOperator: name and op must be str");
-    PyObject* obj = operator_type->tp_alloc(operator_type, 0);
+    PyObject* obj = pyapi::type_alloc(operator_type);
     if (!obj)
         throw nb::python_error();
     auto* self = reinterpret_cast<FlatOperator*>(obj);

@@ -4,6 +4,7 @@
 #include "bindings/arg_packer.hpp"
 #include "bindings/memory.hpp"
 #include "bindings/pointer.hpp"
+#include "bindings/python_api.hpp"
 #include "bindings/stream.hpp"
 
 #include "core/event.hpp"
@@ -99,8 +100,9 @@ std::vector<CUgraphNode> dependency_handles(nb::handle graph, nb::handle deps) {
 /// which a graph cannot do: TypeError.
 template <typename Use>
 void with_packed_args(Function& f, nb::handle args, Use&& use) {
-    PyObject* const* items = PySequence_Fast_ITEMS(args.ptr());
-    auto n = static_cast<std::size_t>(PyTuple_GET_SIZE(args.ptr()));
+    pyapi::FastItems fast(args.ptr());
+    PyObject* const* items = fast.data();
+    std::size_t n = fast.size();
     auto finish = [&](ArgBuffer& buf) {
         if (!buf.handlers.empty())
             throw nb::type_error("In/Out/InOut arguments copy at each call and cannot be part "

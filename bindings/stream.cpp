@@ -1,7 +1,9 @@
 // bindings/stream.cpp: pycuda._driver.Stream.
 #include "bindings/stream.hpp"
+#include "bindings/checked_int.hpp"
 
 #include "bindings/graph.hpp"
+#include "bindings/python_api.hpp"
 
 #include "core/event.hpp"
 #include "core/stream.hpp"
@@ -18,7 +20,7 @@ bool is_pycuda_class(nb::handle cls) {
     nb::object module = nb::getattr(cls, "__module__", nb::none());
     if (!PyUnicode_Check(module.ptr()))
         return false;
-    const char* text = PyUnicode_AsUTF8(module.ptr());
+    const char* text = PyUnicode_AsUTF8AndSize(module.ptr(), nullptr);
     if (text == nullptr) {
         PyErr_Clear();
         return false;
@@ -35,8 +37,14 @@ CUstream stream_handle(nb::handle obj) {
     if (Stream* s = nullptr; nb::try_cast<Stream*>(obj, s) && s)
         return s->handle();
     if (nb::hasattr(obj, "__cuda_stream__")) {
-        nb::tuple proto = nb::cast<nb::tuple>(obj.attr("__cuda_stream__")());
-        return reinterpret_cast<CUstream>(nb::cast<std::uintptr_t>(proto[1]));
+        nb::object method = obj.attr("__cuda_stream__");
+        nb::object proto = PyCallable_Check(method.ptr()) ? method() : nb::object();
+        if (!proto.is_valid() || !PyTuple_Check(proto.ptr()) ||
+            pyapi::tuple_size(proto.ptr()) != 2)
+            throw nb::type_error("__cuda_stream__ must be a method returning a (version, "
+                                 "stream handle) tuple");
+        return reinterpret_cast<CUstream>(checked_int<std::uintptr_t>(
+            pyapi::tuple_item(proto.ptr(), 1), "__cuda_stream__()[1] (a stream handle)"));
     }
     // Another of our objects (an Event, a Context) has an integer .handle too, and a driver
     // given an event as a stream corrupts memory: only foreign objects are read by attribute.
@@ -92,9 +100,7 @@ void bind_stream(nb::module_& m) {
             "capture() to capture GPUArray operators.")
         .def(
             "end_capture",
-            [](const Stream& s) {
-                return PyGraph{end_capture(s.handle()), nb::list()};
-            },
+            [](const Stream& s) { return PyGraph{end_capture(s.handle()), nb::list()}; },
             "Stop recording; returns the Graph of what was queued since begin_capture().")
         .def(
             "is_capturing",
