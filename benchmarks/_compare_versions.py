@@ -4,9 +4,9 @@
 
 Each ``SITE_DIR`` holds an installed ``pycuda`` (e.g. ``pip install --target DIR``). The two
 are timed in alternating child processes (a host's launch cost drifts between processes too),
-each child timing ``a + b`` and ``a * 2`` on 1000 float32, ``sum(a).get()`` and a prepared
-launch of an empty kernel, in interleaved rounds (benchmarks/_host_cost.py). Printed: the median
-over the children of each figure, in microseconds per call.
+each child timing ``a + b`` and ``a * 2`` on 1000 float32, ``sum(a).get()``, and a prepared
+launch and a call of an empty kernel, in interleaved rounds (benchmarks/_host_cost.py).
+Printed: the median over the children of each figure, in microseconds per call.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ figures = _host_cost.host_us({
     "a*2": (lambda: a * 2, drain),
     "sum(a).get()": (lambda: gpuarray.sum(a).get(), drain),
     "prepared_call": (lambda: f.prepared_call(grid, block, ptr, 1000), drain),
+    "__call__": (lambda: f(a, np.int32(1000), grid=grid, block=block), drain),
 }, rounds=21)
 print(json.dumps(figures))
 """

@@ -2,6 +2,7 @@
 // (Named main.cpp, not module.cpp, because bindings/module.cpp binds the CUDA module concept.)
 #include "bindings/context.hpp"
 #include "bindings/error.hpp"
+#include "bindings/python_api.hpp"
 #include "bindings/raw_call.hpp"
 
 namespace pycuda::bindings {
@@ -23,6 +24,7 @@ void bind_flat_operator(nb::module_& m);
 void bind_linker(nb::module_& m);
 void bind_nvrtc(nb::module_& m);
 void bind_curand_host(nb::module_& m);
+void bind_toolkit_search(nb::module_& m);
 void bind_compile_cache(nb::module_& m);
 void bind_profiler(nb::module_& m);
 void bind_dlpack(nb::module_& m);
@@ -34,6 +36,7 @@ void bind_texture(nb::module_& m);
 NB_MODULE(_driver, m) {
     using namespace pycuda::bindings;
     m.doc() = "The CUDA driver API for pycuda, on a C++20 core";
+    pyapi::init_python_api();
     bind_error(m);
     bind_raw_call(m);
     bind_device(m);
@@ -55,6 +58,7 @@ NB_MODULE(_driver, m) {
     bind_linker(m);
     bind_nvrtc(m);
     bind_curand_host(m);
+    bind_toolkit_search(m);
     bind_compile_cache(m);
     bind_profiler(m);
     bind_dlpack(m);

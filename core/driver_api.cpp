@@ -7,12 +7,15 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -269,8 +272,25 @@ struct LibraryLoad {
 std::atomic<const NvrtcApi*> g_nvrtc_in_use{nullptr};
 std::atomic<const CurandApi*> g_curand_in_use{nullptr};
 
+/// NVRTC opens its builtins library (libnvrtc-builtins.so.<major>.<minor>) by name on its first
+/// compile. Toolkits put it where the loader looks; NVIDIA's pip packages of some releases
+/// (nvidia-cuda-nvrtc 13.0) put it beside libnvrtc with no RPATH that would find it there. A
+/// library already loaded answers a later dlopen of its name, so the one beside the file opened
+/// is opened first, and stays open with NVRTC.
+void open_nvrtc_builtins_beside(const std::string& nvrtc_file) {
+    const std::filesystem::path dir = std::filesystem::path(nvrtc_file).parent_path();
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("libnvrtc-builtins.so.", 0) == 0 && name.find(".alt.") == std::string::npos)
+            dlopen(entry.path().c_str(), RTLD_NOW | RTLD_LOCAL);
+    }
+}
+
 LibraryLoad<NvrtcApi> load_nvrtc() {
     LibraryLoad<NvrtcApi> result;
+    if (result.error = explicit_setting_problem(k_nvrtc_library); !result.error.empty())
+        return result;
     LoadedLibrary lib = open_toolkit_library(k_nvrtc_library);
     if (!lib.handle) {
         result.error = not_found_message(k_nvrtc_library, lib.failures);
@@ -290,6 +310,7 @@ LibraryLoad<NvrtcApi> load_nvrtc() {
         return result;
     }
     api->library_path = loaded_file(lib);
+    open_nvrtc_builtins_beside(api->library_path);
     result.api = std::move(api);
     g_nvrtc_in_use.store(result.api.get());
     return result;
@@ -302,6 +323,8 @@ const LibraryLoad<NvrtcApi>& nvrtc_load() {
 
 LibraryLoad<CurandApi> load_curand() {
     LibraryLoad<CurandApi> result;
+    if (result.error = explicit_setting_problem(k_curand_library); !result.error.empty())
+        return result;
     LoadedLibrary lib = open_toolkit_library(k_curand_library);
     if (!lib.handle) {
         result.error = not_found_message(k_curand_library, lib.failures);
@@ -362,21 +385,90 @@ const ToolkitLibrary k_nvrtc_library{
 const ToolkitLibrary k_curand_library{
     "cuRAND", "PYCUDA_LIBCURAND", {"libcurand.so.10", "libcurand.so"}};
 
+const std::array<const char*, 3> k_toolkit_root_vars = {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"};
+
+namespace {
+
+std::mutex g_packaged_dirs_mutex;
+std::vector<std::string> g_packaged_dirs;
+
+std::vector<std::string> packaged_dirs() {
+    std::lock_guard lock(g_packaged_dirs_mutex);
+    return g_packaged_dirs;
+}
+
+/// A toolkit's library folders under `root`: lib64/ and lib/ (conda and pip), and the
+/// targets/<platform>/lib/ folder that toolkits for ARM servers (sbsa) and Jetson use.
+std::vector<std::string> toolkit_lib_dirs(const std::string& root) {
+    std::vector<std::string> dirs = {root + "/lib64", root + "/lib"};
+#if defined(__aarch64__)
+    dirs.push_back(root + "/targets/sbsa-linux/lib");
+    dirs.push_back(root + "/targets/aarch64-linux/lib");
+#else
+    dirs.push_back(root + "/targets/x86_64-linux/lib");
+#endif
+    return dirs;
+}
+
+bool is_directory(const std::string& path) {
+    struct stat st{};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+} // namespace
+
+void set_packaged_library_dirs(std::vector<std::string> dirs) {
+    std::lock_guard lock(g_packaged_dirs_mutex);
+    g_packaged_dirs = std::move(dirs);
+}
+
 std::vector<std::string> toolkit_library_candidates(const ToolkitLibrary& lib) {
     std::vector<std::string> c;
     if (std::string file = env_or_empty(lib.env_var); !file.empty())
         c.push_back(file);
+    std::vector<std::string> dirs;
+    for (const char* var : k_toolkit_root_vars)
+        if (std::string root = env_or_empty(var); !root.empty())
+            for (auto& dir : toolkit_lib_dirs(root))
+                dirs.push_back(std::move(dir));
+    for (auto& dir : packaged_dirs())
+        dirs.push_back(std::move(dir));
+    for (const auto& dir : dirs)
+        for (const auto& name : lib.sonames)
+            c.push_back(dir + "/" + name);
     for (const auto& name : lib.sonames)
         c.push_back(name);
-    std::vector<std::string> roots;
-    for (const char* var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
-        if (std::string root = env_or_empty(var); !root.empty())
-            roots.push_back(root);
-    roots.push_back("/usr/local/cuda");
-    for (const auto& root : roots)
+    for (const auto& dir : toolkit_lib_dirs("/usr/local/cuda"))
         for (const auto& name : lib.sonames)
-            c.push_back(root + "/lib64/" + name);
+            c.push_back(dir + "/" + name);
     return c;
+}
+
+std::string explicit_setting_problem(const ToolkitLibrary& lib) {
+    if (std::string file = env_or_empty(lib.env_var); !file.empty()) {
+        if (!is_loadable_elf(file))
+            return std::string(lib.env_var) + "=" + file + " is not a loadable " + lib.title +
+                   " library here (missing, not a file, or built for another machine); point " +
+                   lib.env_var + " to " + lib.sonames.front() + " or unset it";
+        return {};
+    }
+    for (const char* var : k_toolkit_root_vars) {
+        std::string root = env_or_empty(var);
+        if (root.empty())
+            continue;
+        if (!is_directory(root))
+            return std::string(var) + "=" + root + " is not a directory; point " + var +
+                   " to a CUDA 12 or 13 toolkit or unset it";
+        bool found = false;
+        for (const auto& dir : toolkit_lib_dirs(root))
+            for (const auto& name : lib.sonames)
+                found = found || is_loadable_elf(dir + "/" + name);
+        if (!found)
+            return std::string(var) + "=" + root + " holds no " + lib.sonames.front() +
+                   " (looked in lib64/, lib/ and targets/*/lib/); point " + var +
+                   " to a CUDA 12 or 13 toolkit with " + lib.title + ", or unset it";
+    }
+    return {};
 }
 
 LoaderPath loader_path() {
@@ -414,6 +506,8 @@ LoaderPath loader_path() {
 }
 
 std::string find_toolkit_library(const ToolkitLibrary& lib) {
+    if (!explicit_setting_problem(lib).empty())
+        return {};
     const LoaderPath path = loader_path();
     for (const auto& candidate : toolkit_library_candidates(lib)) {
         if (candidate.find('/') == std::string::npos) {

@@ -10,10 +10,13 @@
 # by hand into the base python can then never hide a missing declaration.
 # Either way the package is built with --no-build-isolation --no-index (no network needed), so
 # scikit-build-core reuses its build directory (build/<wheel tag>) and a second run only
-# recompiles what changed.
+# recompiles what changed: the first build takes about 5 minutes on 2 cores, and shows
+# CMake's progress ([n/77] lines) as it goes.
+# PYCUDA_WHEEL=path installs that wheel instead of building (CI tests the wheel it built this
+# way), and PYCUDA_VENV puts the venv elsewhere than .venv (CI: outside the source tree).
 
 PYCUDA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV="$PYCUDA_ROOT/.venv"
+VENV="${PYCUDA_VENV:-$PYCUDA_ROOT/.venv}"
 BASE_PYTHON="${PYTHON:-python3}"
 BUILD_DEPS_IMPORT="import numpy, nanobind, scikit_build_core, pytest"
 
@@ -72,10 +75,30 @@ see_base_site_packages() {
 }
 
 install_pycuda() {
-    log "building and installing pycuda into $VENV"
+    if [ -n "${PYCUDA_WHEEL:-}" ]; then
+        log "installing the wheel $PYCUDA_WHEEL into $VENV"
+        "$VENV/bin/python" -m pip install -q --no-deps --no-index --force-reinstall \
+            --disable-pip-version-check "$PYCUDA_WHEEL"
+        return
+    fi
+    log "building pycuda (C++20 core and extension) and installing it into $VENV"
+    log "(the first build takes about 5 minutes on 2 cores; later ones only what changed)"
+    mkdir -p "$PYCUDA_ROOT/build"
+    local build_log="$PYCUDA_ROOT/build/install.log"
+    # The build's own progress ("[12/77] Building CXX object ...") as it goes; all of its
+    # output in build/install.log, shown whole when the build fails.
     (cd "$PYCUDA_ROOT" &&
-        "$VENV/bin/python" -m pip install -q --no-build-isolation --no-deps --no-index \
-            --disable-pip-version-check .)
+        "$VENV/bin/python" -m pip install -v --no-build-isolation --no-deps --no-index \
+            --disable-pip-version-check .) >"$build_log" 2>&1 &
+    local pip_pid=$!
+    tail -n +1 -f --pid="$pip_pid" "$build_log" 2>/dev/null |
+        grep --line-buffered -E '^ *\[[0-9]+/[0-9]+\] |^ *\*\*\* ' | sed -u 's/^ */    /' || true
+    if ! wait "$pip_pid"; then
+        cat "$build_log"
+        echo "error: the build failed (its whole log is above, and in $build_log)" >&2
+        return 1
+    fi
+    log "installed"
 }
 
 setup_env() {

@@ -6,6 +6,7 @@ the report says what, without a traceback.
 
 from __future__ import annotations
 
+import os
 import platform
 import shutil
 import subprocess
@@ -18,10 +19,10 @@ import numpy as np
 import pycuda
 
 try:
-    from pycuda import _driver, compiler
+    from pycuda import _cuda_paths, _driver, compiler
     from pycuda import driver as cuda
 except ImportError as exc:  # the report says what is broken instead of a traceback
-    _driver = compiler = cuda = None  # type: ignore[assignment]
+    _cuda_paths = _driver = compiler = cuda = None  # type: ignore[assignment]
     _IMPORT_ERROR: ImportError | None = exc
 else:
     _IMPORT_ERROR = None
@@ -82,6 +83,50 @@ def _nvrtc_version() -> str:
                 version = ".".join(str(v) for v in version)
             return str(version)
     return "version not reported by pycuda.compiler"
+
+
+def _toolkit_section() -> list[str]:
+    """Print where NVRTC, CUDA's headers and cuRAND's come from; return what is missing, each
+    with what to install."""
+    missing = []
+    problem = _driver.toolkit_setting_problem("NVRTC")
+    nvrtc_file = _driver.find_nvrtc()
+    if problem:
+        print(f"NVRTC:     BAD SETTING: {problem}")
+        missing.append(problem)
+    elif nvrtc_file:
+        print(f"NVRTC:     {_nvrtc_version()}, {nvrtc_file}")
+        print(f"           from {_cuda_paths.library_origin(nvrtc_file)}")
+    elif _driver.nvrtc_available():  # found by the loader alone (e.g. a glibc-hwcaps folder)
+        print(f"NVRTC:     {_nvrtc_version()}, {_driver.nvrtc_library_path()}")
+    else:
+        print("NVRTC:     NOT FOUND (SourceModule then needs nvcc)")
+        missing.append(f"NVRTC: {_cuda_paths.PIP_HINT}")
+    try:
+        dirs = _cuda_paths.include_dirs(nvrtc_file)
+    except OSError as exc:
+        print(f"headers:   BAD SETTING: {exc}")
+        return [*missing, str(exc)]
+    if dirs:
+        print(f"headers:   {', '.join(f.path for f in dirs)}")
+        print(f"           from {dirs[0].origin}")
+    else:
+        print("headers:   NOT FOUND (cuda_fp16.h and the vector types)")
+        missing.append(
+            "CUDA headers: pip install nvidia-cuda-runtime (CUDA 13) or "
+            "nvidia-cuda-runtime-cu12, or install a CUDA toolkit"
+        )
+    curand = _cuda_paths.curand_include(dirs)
+    if curand:
+        print(f"cuRAND:    device headers in {curand.path}")
+        print(f"           from {curand.origin}")
+    else:
+        print("cuRAND:    device headers NOT FOUND (curand_kernel.h; pycuda.curandom needs them)")
+        missing.append(
+            "cuRAND headers (pycuda.curandom): pip install nvidia-curand (CUDA 13) or "
+            "nvidia-curand-cu12"
+        )
+    return missing
 
 
 def _nvcc_version() -> str:
@@ -176,7 +221,7 @@ def main() -> int:
     problems = []
     count = 0
     missing = _driver_section(cuda)
-    print(f"NVRTC:     {_nvrtc_version()}")
+    toolkit_missing = _toolkit_section()
     print(f"nvcc:      {_nvcc_version()}")
     if missing:
         problems.append(missing)
@@ -196,6 +241,8 @@ def main() -> int:
             if failure:
                 problems.append(f"device {index}: test kernel failed: {failure}")
     print()
+    for item in toolkit_missing:
+        print(f"MISSING: {item}")
     if problems:
         label = "NO USABLE GPU" if missing or not count else "PROBLEMS"
         if len(problems) == 1:
@@ -207,5 +254,40 @@ def main() -> int:
     return 0
 
 
+_USAGE = """usage: python -m pycuda
+
+Prints the device report: the driver, where NVRTC, CUDA's headers and cuRAND's come from,
+each GPU, and whether a test kernel compiles and runs there. Exits 0 when every device ran the
+test kernel correctly, 1 otherwise. It takes no arguments (-h/--help shows this).
+
+Where each part is looked for, in order: explicit settings (PYCUDA_LIBNVRTC, CUDA_HOME,
+CUDA_PATH), NVIDIA's pip packages ({hint}), conda, then the system's toolkit."""
+
+
+def _command_line(argv: list[str]) -> int | None:
+    """Handle the arguments: the exit status when they end the run, else None."""
+    if not argv:
+        return None
+    if argv[0] in ("-h", "--help"):
+        print(_USAGE.format(hint=_cuda_paths.PIP_HINT if _cuda_paths else "pycuda[cu13]"))
+        return 0
+    print(f"python -m pycuda: unknown argument {argv[0]!r} (try --help)", file=sys.stderr)
+    return 2
+
+
+def _run(argv: list[str]) -> int:
+    try:
+        status = _command_line(argv)
+        if status is None:
+            status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader (`| head`) went away: the rest of the report has nowhere to go. Point
+        # stdout at /dev/null so the interpreter's own flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_run(sys.argv[1:]))

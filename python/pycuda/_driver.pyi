@@ -61,10 +61,10 @@ class Device:
     """
 
     @overload
-    def __init__(self, arg: int, /) -> None: ...
+    def __init__(self, arg: str, /) -> None: ...
 
     @overload
-    def __init__(self, arg: str, /) -> None: ...
+    def __init__(self, arg: int, /) -> None: ...
 
     @staticmethod
     def count() -> int:
@@ -1239,6 +1239,23 @@ def curand_scramble_constants32() -> Annotated[NDArray[numpy.uint32], dict(shape
 def curand_scramble_constants64() -> Annotated[NDArray[numpy.uint64], dict(shape=(20000), order='C', writable=False)]:
     """The 20000 64-bit scramble constants, read-only uint64."""
 
+def set_packaged_library_dirs(dirs: Sequence[str]) -> None:
+    """
+    Folders of toolkits installed as packages (pip, conda), searched for NVRTC and cuRAND
+    after the explicit settings and before the system's.
+    """
+
+def toolkit_library_candidates(title: str) -> list[str]:
+    """
+    Where 'NVRTC' or 'cuRAND' is looked for, in order (files, or names for the loader).
+    """
+
+def toolkit_setting_problem(title: str) -> str:
+    """
+    What is wrong with the explicit settings for 'NVRTC' or 'cuRAND' ($PYCUDA_LIBNVRTC,
+    $CUDA_HOME, ...); empty when nothing is.
+    """
+
 class CompileCache:
     """
     Content-addressed store of compiled kernels: memory, then disk.
@@ -1247,18 +1264,21 @@ class CompileCache:
         c.put(key, cubin); c.get(key) -> bytes | None
     """
 
-    def __init__(self, directory: str | os.PathLike = ...) -> None: ...
+    def __init__(self, directory: str | os.PathLike = '') -> None: ...
 
-    def get(self, key: str) -> object:
-        """The entry for key, or None on a miss (a corrupt file is a miss)."""
+    def get(self, key: str, suffix: str = '.bin') -> object:
+        """
+        The entry for key ('.bin': a binary, '.deps': a dependency record), or None on a
+        miss (a corrupt file is a miss).
+        """
 
-    def put(self, key: str, data: bytes) -> str:
+    def put(self, key: str, data: bytes, suffix: str = '.bin') -> str:
         """Store an entry; returns '' or why the disk copy could not be written."""
 
     def clear_memory(self) -> None:
         """Forget the entries kept in memory; those on disk stay."""
 
-    def entry_path(self, key: str) -> pathlib.Path:
+    def entry_path(self, key: str, suffix: str = '.bin') -> pathlib.Path:
         """The file that holds (or would hold) the entry for `key`."""
 
     @property

@@ -49,13 +49,19 @@ from __future__ import annotations
 
 import functools
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pycuda import _driver, _shared_modules, driver
+from pycuda import _cuda_paths, _driver, _shared_modules, driver
 from pycuda._compile_args import no_nul, optional_text, source_text, string_list
-from pycuda._compile_cache import cache_key, disk_cache, resolve_cache_dir, stamps_current, store
+from pycuda._compile_cache import (
+    cache_key,
+    disk_cache,
+    forget_scans,
+    resolve_cache_dir,
+    stamps_current,
+    store,
+)
 from pycuda._nvcc import TARGETS as _TARGETS
 from pycuda._nvcc import (  # noqa: F401 - part of this module's API
     compile_plain,
@@ -74,6 +80,7 @@ from pycuda._nvcc_options import (  # noqa: F401 - part of this module's API
 from pycuda._nvtx import AUTO, in_range
 from pycuda._struct_attributes import hoist_struct_attributes
 from pycuda._texref_rewrite import (  # noqa: F401 - part of this module's API
+    rewrite_texture_includes,
     rewrite_texture_references,
 )
 from pycuda._user_warnings import warn_compiler_output, warn_user
@@ -106,28 +113,8 @@ def _nvrtc_file() -> str | None:
 
 @functools.cache
 def _toolkit_include_dirs() -> tuple[str, ...]:
-    """The CUDA toolkit's include dir (and its cccl/ dir, where libcu++ lives since 13.0)."""
-    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")]
-    lib = _nvrtc_file()
-    if lib:
-        roots.append(os.path.dirname(os.path.dirname(os.path.realpath(lib))))
-    nvcc = _find_nvcc("nvcc")
-    if nvcc:
-        roots.append(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
-    roots.append("/usr/local/cuda")
-    for root in roots:
-        if not root:
-            continue
-        for inc in (
-            os.path.join(root, "include"),
-            os.path.join(root, "targets", "x86_64-linux", "include"),
-        ):
-            if os.path.exists(os.path.join(inc, "cuda_fp16.h")):
-                dirs = [inc]
-                if os.path.isdir(os.path.join(inc, "cccl")):
-                    dirs.append(os.path.join(inc, "cccl"))
-                return tuple(dirs)
-    return ()
+    """CUDA's own header folders for the NVRTC in use (pycuda._cuda_paths has the order)."""
+    return tuple(f.path for f in _cuda_paths.include_dirs(_nvrtc_file()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -175,8 +162,13 @@ def _why_nvcc(nvcc: str, target: str, options: Sequence[str]) -> str | None:
     if reason is not None:
         return f"the option {reason} has no NVRTC equivalent"
     # Finding the file is cheap; opening NVRTC (milliseconds) waits for a real compile.
-    if _nvrtc_file() is None and not _driver.nvrtc_available():
-        return "NVRTC is not installed"
+    if _nvrtc_file() is None:
+        problem = _driver.toolkit_setting_problem("NVRTC")
+        if problem:
+            # A setting the user made is never passed over for nvcc in silence.
+            raise driver.LogicError(f"pycuda.compiler: {problem}")
+        if not _driver.nvrtc_available():
+            return "NVRTC is not installed"
     return None
 
 
@@ -247,6 +239,8 @@ def _compile_nvrtc(
     ok, log, ptx, cubin = _driver.nvrtc_compile(source, "kernel.cu", nvrtc_options)
     binary = ptx if target == "ptx" or not cubin else cubin
     if keep:
+        import tempfile  # only here: most programs never keep files
+
         tmp = tempfile.mkdtemp(prefix="pycuda-compiler-")
         print(f"*** compiler output in {tmp}")
         files = {"kernel.cu": source.encode(), "kernel.log": log.encode()}
@@ -331,6 +325,7 @@ def clear_cache() -> None:
     """
     _memo.clear()
     disk_cache.cache_clear()
+    forget_scans()
     get_nvcc_version.cache_clear()
     _find_nvcc.cache_clear()
     _arch_by_device.clear()
@@ -428,15 +423,21 @@ def _compile_checked(
         keep, cache_dir = True, False
     if not no_extern_c:
         source = 'extern "C" {\n' + source + "\n}\n"
-    source = hoist_struct_attributes(rewrite_texture_references(source))
+    # Texture references declared in included files too: those files are inlined, rewritten,
+    # found as NVRTC finds them (include_dirs, then -I options, then pycuda's headers).
+    search = [*include_dirs, *include_dirs_in(options), _PACKAGE_HEADER_DIR]
+    texrefs = rewrite_texture_includes(source, search)
+    source = hoist_struct_attributes(texrefs.source)
     arch_defaulted = arch is None and code is None and not _names_arch(options)
     if arch_defaulted:
         # The device's architecture is part of what is compiled, so part of every key.
         arch = _context_arch()
     cache_dir = resolve_cache_dir(cache_dir)
-    return _compile_or_load(
+    binary, stamps = _compile_or_load(
         source, nvcc, options, keep, arch, code, cache_dir, include_dirs, target, arch_defaulted
     )
+    # The inlined files are in the source, so in its key; the memo checks them by stamp.
+    return binary, [*stamps, *texrefs.stamps]
 
 
 def _compile_or_load(
@@ -516,7 +517,7 @@ def _nvrtc_cached(
     keep = keep or plan.keep
     nv_opts = _nvrtc_options(plan, arch)
     search = [*plan.include_dirs, _PACKAGE_HEADER_DIR]
-    key, stamps = cache_key(source, nv_opts, target, _nvrtc_identity(), search)
+    key, stamps = cache_key(source, nv_opts, target, _nvrtc_identity(), search, cache_dir)
     # With no cache directory the cache still lives in memory: a memo entry whose headers
     # cannot be trusted by their stamps finds its binary here by content.
     cache = None if keep else disk_cache(cache_dir or "")
@@ -567,7 +568,8 @@ def _nvcc_cached(
         nvcc_options += ["-code", code]
     # nvcc runs in a temporary directory: relative include dirs are the caller's.
     nvcc_options += [f"-I{os.path.abspath(d)}" for d in [*include_dirs, _PACKAGE_HEADER_DIR]]
-    stamps = [] if keep else cache_key(source, [], target, "", include_dirs_in(nvcc_options))[1]
+    dirs = include_dirs_in(nvcc_options)
+    stamps = [] if keep else cache_key(source, [], target, "", dirs, cache_dir)[1]
     binary = compile_plain(source, nvcc_options, keep, nvcc, None if keep else cache_dir, target)
     return binary, stamps
 
@@ -667,7 +669,8 @@ def _find_library(libname: str, cuda_libdir: str | None) -> str:
     dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
     dirs.append("/usr/lib/x86_64-linux-gnu")
     for inc in _toolkit_include_dirs()[:1]:
-        dirs.append(os.path.join(os.path.dirname(inc), "lib64"))
+        # A toolkit's lib64/; a pip package's (nvidia-cuda-runtime) or conda's lib/.
+        dirs += [os.path.join(os.path.dirname(inc), d) for d in ("lib64", "lib")]
     nvcc = _find_nvcc("nvcc")
     if nvcc:
         dirs.append(os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "lib64"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import atexit
 import os
 
-from pycuda import _driver
+from pycuda import _cuda_paths, _driver
 from pycuda._arg_handlers import ArgumentHandler, In, InOut, Out  # noqa: F401
 
 # The original bound the cuRAND host calls into its extension, so they are driver names too.
@@ -29,6 +29,10 @@ from pycuda._driver import Error, ManagedAllocation
 from pycuda._enums import *  # noqa: F401
 from pycuda._host_memory import *  # noqa: F401
 from pycuda._textures import *  # noqa: F401
+
+# NVIDIA's pip packages and conda are searched for NVRTC and cuRAND before the system's toolkit;
+# only Python knows where packages live (a few stat calls).
+_cuda_paths.tell_core()
 
 
 class CompileError(Error):

@@ -60,26 +60,70 @@ private:
 
 } // namespace
 
+/// lib64/, lib/ and targets/<platform>/lib/ of a toolkit folder, each with cuRAND's sonames.
+std::vector<std::string> curand_files_under(const std::string& root) {
+#if defined(__aarch64__)
+    const std::vector<std::string> subdirs = {"/lib64/", "/lib/", "/targets/sbsa-linux/lib/",
+                                              "/targets/aarch64-linux/lib/"};
+#else
+    const std::vector<std::string> subdirs = {"/lib64/", "/lib/", "/targets/x86_64-linux/lib/"};
+#endif
+    std::vector<std::string> files;
+    for (const auto& sub : subdirs)
+        for (const char* name : {"libcurand.so.10", "libcurand.so"})
+            files.push_back(root + sub + name);
+    return files;
+}
+
 TEST(DriverApi, ToolkitLibraryCandidatesInTheirOrder) {
     ScopedEnv explicit_file("PYCUDA_LIBCURAND", "/x/libcurand.so.10");
     ScopedEnv home("CUDA_HOME", "/opt/cuda");
     ScopedEnv path("CUDA_PATH", nullptr);
     ScopedEnv root("CUDA_ROOT", "/opt/root");
-    const std::vector<std::string> expected = {
-        "/x/libcurand.so.10",
-        "libcurand.so.10",
-        "libcurand.so",
-        "/opt/cuda/lib64/libcurand.so.10",
-        "/opt/cuda/lib64/libcurand.so",
-        "/opt/root/lib64/libcurand.so.10",
-        "/opt/root/lib64/libcurand.so",
-        "/usr/local/cuda/lib64/libcurand.so.10",
-        "/usr/local/cuda/lib64/libcurand.so",
-    };
+    pycuda::set_packaged_library_dirs({"/site/nvidia/cu13/lib"});
+    // Explicit settings, then packages, then the loader's search, then /usr/local/cuda.
+    std::vector<std::string> expected = {"/x/libcurand.so.10"};
+    for (const auto& file : curand_files_under("/opt/cuda"))
+        expected.push_back(file);
+    for (const auto& file : curand_files_under("/opt/root"))
+        expected.push_back(file);
+    expected.push_back("/site/nvidia/cu13/lib/libcurand.so.10");
+    expected.push_back("/site/nvidia/cu13/lib/libcurand.so");
+    expected.push_back("libcurand.so.10");
+    expected.push_back("libcurand.so");
+    for (const auto& file : curand_files_under("/usr/local/cuda"))
+        expected.push_back(file);
     EXPECT_EQ(pycuda::toolkit_library_candidates(pycuda::k_curand_library), expected);
+    pycuda::set_packaged_library_dirs({});
     ScopedEnv no_file("PYCUDA_LIBCURAND", nullptr);
     EXPECT_EQ(pycuda::toolkit_library_candidates(pycuda::k_curand_library).front(),
-              "libcurand.so.10");
+              "/opt/cuda/lib64/libcurand.so.10");
+}
+
+TEST(DriverApi, ABadExplicitSettingIsAnErrorNotSkipped) {
+    const pycuda::ToolkitLibrary absent{
+        "Absent", "PYCUDA_TEST_ABSENT_LIBRARY", {"libpycuda-test-absent.so.1"}};
+    ScopedEnv home("CUDA_HOME", nullptr);
+    ScopedEnv path("CUDA_PATH", nullptr);
+    ScopedEnv root("CUDA_ROOT", nullptr);
+    {
+        ScopedEnv given("PYCUDA_TEST_ABSENT_LIBRARY", "/nonexistent/libx.so");
+        EXPECT_NE(pycuda::explicit_setting_problem(absent).find("PYCUDA_TEST_ABSENT_LIBRARY="),
+                  std::string::npos);
+        EXPECT_EQ(pycuda::find_toolkit_library(absent), "");
+    }
+    ScopedEnv unset("PYCUDA_TEST_ABSENT_LIBRARY", nullptr);
+    EXPECT_EQ(pycuda::explicit_setting_problem(absent), "");
+    {
+        ScopedEnv missing_dir("CUDA_HOME", "/nonexistent/cuda");
+        EXPECT_NE(pycuda::explicit_setting_problem(absent).find("CUDA_HOME=/nonexistent/cuda is "
+                                                                "not a directory"),
+                  std::string::npos);
+    }
+    ScopedEnv empty_dir("CUDA_PATH", "/");
+    EXPECT_NE(pycuda::explicit_setting_problem(absent).find("CUDA_PATH=/ holds no "
+                                                            "libpycuda-test-absent.so.1"),
+              std::string::npos);
 }
 
 TEST(DriverApi, LoaderPathEndsWithTheSystemDirectories) {
