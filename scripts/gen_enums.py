@@ -182,9 +182,23 @@ def main() -> None:
         else:
             lines.append(f"    {key} = {int(value, 16)}")
     lines.append('    ARRAY3D_LAYERED = 0x01\n\n\nsetattr(array3d_flags, "2DARRAY", 0x01)')
+    # cuRAND's, not the driver's (curand.h), but an enum of the same kind: the original's
+    # pycuda._driver had it, with the same names, values and str().
     lines += [
         "",
-        "for _enum in (" + ", ".join(e[0] for e in ENUMS) + "):",
+        "",
+        "class direction_vector_set(_DriverEnum):  # noqa: N801 - the original's name",
+        '    """The direction-vector sets of curandGetDirectionVectors32/64."""',
+        "",
+        "    VECTOR_32 = 101",
+        "    SCRAMBLED_VECTOR_32 = 102",
+        "    VECTOR_64 = 103",
+        "    SCRAMBLED_VECTOR_64 = 104",
+        "",
+    ]
+    lines += [
+        "",
+        "for _enum in (" + ", ".join(e[0] for e in ENUMS) + ", direction_vector_set):",
         "    _boost_python_protocol(_enum)",
         "",
         "TRSA_OVERRIDE_FORMAT = 1",

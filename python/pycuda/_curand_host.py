@@ -22,22 +22,11 @@ import numpy as np
 
 from pycuda import _driver
 from pycuda._arg_checks import require_array
-from pycuda._enums import _boost_python_protocol, _DriverEnum
+from pycuda._enums import direction_vector_set  # noqa: F401 - part of this module's API
 
 
 class CurandLibraryError(RuntimeError):
     """libcurand could not be found or a call into it failed."""
-
-
-@_boost_python_protocol
-class direction_vector_set(_DriverEnum):  # noqa: N801 - the original's name
-    """The direction-vector sets of ``curandGetDirectionVectors32/64`` (with ``names``,
-    ``values`` and ``str()`` as the original's Boost.Python enum)."""
-
-    VECTOR_32 = 101
-    SCRAMBLED_VECTOR_32 = 102
-    VECTOR_64 = 103
-    SCRAMBLED_VECTOR_64 = 104
 
 
 def curand_available() -> bool:

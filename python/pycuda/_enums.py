@@ -592,6 +592,16 @@ class array3d_flags:
 
 setattr(array3d_flags, "2DARRAY", 0x01)
 
+
+class direction_vector_set(_DriverEnum):  # noqa: N801 - the original's name
+    """The direction-vector sets of curandGetDirectionVectors32/64."""
+
+    VECTOR_32 = 101
+    SCRAMBLED_VECTOR_32 = 102
+    VECTOR_64 = 103
+    SCRAMBLED_VECTOR_64 = 104
+
+
 for _enum in (
     ctx_flags,
     event_flags,
@@ -619,6 +629,7 @@ for _enum in (
     capture_mode,
     capture_status,
     graph_node_type,
+    direction_vector_set,
 ):
     _boost_python_protocol(_enum)
 

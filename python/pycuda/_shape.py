@@ -7,6 +7,7 @@ that it runs, and is tested against NumPy, without a GPU.
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from math import prod
@@ -170,6 +171,26 @@ def span_bytes(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> t
     low = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s < 0)
     high = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s > 0)
     return (low, high + itemsize)
+
+
+def check_aligned_strides(strides: Sequence[int], dtype: np.dtype) -> None:
+    """ValueError for strides that are not multiples of ``dtype``'s alignment: NumPy allows
+    them on the host, but on the device a kernel reading such an element faults (misaligned
+    address) and takes the context with it."""
+    if [s for s in strides if s % dtype.alignment]:
+        raise ValueError(
+            f"strides {tuple(strides)} must be multiples of {dtype}'s alignment "
+            f"({dtype.alignment} bytes): a kernel cannot read misaligned elements"
+        )
+
+
+def check_addressable(size: int, itemsize: int) -> None:
+    """ValueError for an array of more bytes than an address can span."""
+    if size * itemsize > sys.maxsize:
+        raise ValueError(
+            f"array is too big: {size} elements of {itemsize} bytes exceed the largest "
+            f"possible size ({sys.maxsize} bytes)"
+        )
 
 
 def size_of(shape: Sequence[int]) -> int:

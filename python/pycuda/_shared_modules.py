@@ -31,6 +31,7 @@ a new SourceModule of one gets fresh variables, as in the original.
 
 from __future__ import annotations
 
+import atexit
 import weakref
 from collections import OrderedDict
 from typing import Any
@@ -92,35 +93,30 @@ RECENT_KEPT = 32
 # context the program has let go must not stay alive for long.
 _recent_context = 0
 _recent: OrderedDict[bytes, LoadedModule] = OrderedDict()
-_registered = False
 
 
 def _keep(handle: int, binary: bytes, loaded: LoadedModule) -> None:
-    global _recent_context, _registered
+    global _recent_context
     if handle != _recent_context:
         _recent.clear()
         _recent_context = handle
-        if not _registered:
-            # tools.clear_context_caches() lets these go with the memoized kernels (tools is
-            # imported here, not at the top: the compiler does not need it otherwise).
-            from pycuda import tools
-
-            tools.context_dependent_memoized_functions.append(_clear_recent)
-            _registered = True
     _recent[binary] = loaded
     if len(_recent) > RECENT_KEPT:
         _recent.popitem(last=False)
 
 
-def _clear_recent() -> None:
-    """Let every kept module go (the module stays loaded while a holder has it)."""
+def clear_recent() -> None:
+    """Let every kept module go (the module stays loaded while a holder has it):
+    tools.clear_context_caches() calls it with the memoized kernels."""
     global _recent_context
     _recent.clear()
     _recent_context = 0
 
 
-# What clear_context_caches() calls on each entry of context_dependent_memoized_functions.
-_clear_recent.clear_cache = _clear_recent  # type: ignore[attr-defined]
+# Kept modules hold their context: let them go before the interpreter tears the extension down
+# (freed in order, not reported by nanobind as leaked), also in a program that never imports
+# pycuda.tools, whose own exit handler calls this too.
+atexit.register(clear_recent)
 
 
 def load_module(binary: bytes) -> LoadedModule:
@@ -151,4 +147,4 @@ def forget() -> None:
     """Share nothing loaded before now (holders keep their modules)."""
     _shared.clear()
     _defines_variables.clear()
-    _clear_recent()
+    clear_recent()

@@ -295,7 +295,7 @@ class _Inliner:
             body += "\n"
         block = f"{_line_directive(1, path)}\n{body}"
         if once:
-            guard = "PYCUDA_INLINED_" + hashlib.sha256(path.encode()).hexdigest()[:24]
+            guard = f"PYCUDA_INLINED_{hashlib.sha256(path.encode()).hexdigest()[:24]}"
             block = f"#ifndef {guard}\n#define {guard}\n{block}#endif\n"
         return block + _line_directive(next_line, into)
 

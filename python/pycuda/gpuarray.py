@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import numbers
-import sys
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -93,6 +92,8 @@ from pycuda._reduce_ops import (
 from pycuda._reduction_methods import ReductionMethods
 from pycuda._shape import (
     ArrayFlags,
+    check_addressable,
+    check_aligned_strides,
     compact_strides,
     new_array_strides,
     normalize_order,
@@ -288,19 +289,9 @@ class GPUArray(core.ArrayBase, Arithmetic, ReductionMethods):
                         f"strides {self.strides} do not match the {len(self.shape)} dimensions "
                         f"of shape {self.shape}"
                     )
-                # NumPy allows misaligned strides on the host; on the device a kernel reading
-                # such an element faults (misaligned address) and takes the context with it.
-                if [s for s in self.strides if s % dtype.alignment]:  # (any is gpuarray.any)
-                    raise ValueError(
-                        f"strides {self.strides} must be multiples of {dtype}'s alignment "
-                        f"({dtype.alignment} bytes): a kernel cannot read misaligned elements"
-                    )
+                check_aligned_strides(self.strides, dtype)
             self.size = size_of(self.shape)
-        if self.size * itemsize > sys.maxsize:
-            raise ValueError(
-                f"array is too big: {self.size} elements of {itemsize} bytes exceed the largest "
-                f"possible size ({sys.maxsize} bytes)"
-            )
+        check_addressable(self.size, itemsize)
         if not allocator:
             allocator = core.context_allocator()
         self.allocator = allocator

@@ -1,6 +1,7 @@
 """pycuda.tools: default contexts, device data, the C-type registry and memoization per context.
 
     import pycuda.driver as cuda
+from pycuda import _shared_modules
     from pycuda.tools import make_default_context, dtype_to_ctype
     cuda.init()
     ctx = make_default_context()      # $CUDA_DEVICE or ~/.cuda_device, else the first that works
@@ -25,6 +26,7 @@ from typing import Any
 import numpy as np
 
 import pycuda.driver as cuda
+from pycuda import _shared_modules
 from pycuda._arg_checks import require
 from pycuda._arg_handlers import forget_pools
 from pycuda._default_allocator import get_default_allocator, set_default_allocator  # noqa: F401
@@ -68,6 +70,11 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
+
+
+def _registry() -> Any:
+    """pycuda.compyte.dtypes, the C-type registry, imported on first use as the names above."""
+    return importlib.import_module("pycuda.compyte.dtypes")
 
 
 # {{{ default device and context
@@ -276,9 +283,7 @@ def dtype_to_ctype(dtype: Any, with_fp_tex_hack: bool = False) -> str:
         }.get(np.dtype(dtype).type)
         if hack is not None:
             return hack
-    from pycuda.compyte.dtypes import dtype_to_ctype as registry_dtype_to_ctype
-
-    return registry_dtype_to_ctype(dtype)
+    return _registry().dtype_to_ctype(dtype)
 
 
 class Argument:
@@ -321,9 +326,7 @@ class ScalarArg(Argument):
 
 def parse_c_arg(c_arg: str) -> Argument:
     """A VectorArg or ScalarArg from a C declaration such as ``"const float *x"``."""
-    from pycuda.compyte.dtypes import parse_c_arg_backend
-
-    return parse_c_arg_backend(c_arg, ScalarArg, VectorArg)
+    return _registry().parse_c_arg_backend(c_arg, ScalarArg, VectorArg)
 
 
 def get_arg_type(c_arg: str) -> str:
@@ -404,6 +407,7 @@ def clear_context_caches() -> None:
     handlers' own memory pools)."""
     for func in context_dependent_memoized_functions:
         func.clear_cache()  # type: ignore[attr-defined]
+    _shared_modules.clear_recent()
     forget_pools()
 
 
