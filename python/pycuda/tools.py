@@ -1,7 +1,6 @@
 """pycuda.tools: default contexts, device data, the C-type registry and memoization per context.
 
     import pycuda.driver as cuda
-from pycuda import _shared_modules
     from pycuda.tools import make_default_context, dtype_to_ctype
     cuda.init()
     ctx = make_default_context()      # $CUDA_DEVICE or ~/.cuda_device, else the first that works
