@@ -6,6 +6,7 @@
 
 #include "bindings/pointer.hpp"
 #include "bindings/python_api.hpp"
+#include "core/scalar_conversion.hpp"
 
 #include <nanobind/stl/string.h>
 
@@ -315,103 +316,37 @@ void ArgBuffer::put(std::size_t index, const void* src, std::size_t n, std::size
 
 namespace {
 
-/// IEEE half precision bits as a float (for the exactness check of conversions to 'e').
-float half_to_float(std::uint16_t h) noexcept {
-    int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-    float magnitude;
-    if (exponent == 0)
-        magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-    else if (exponent == 31)
-        magnitude = mantissa ? std::numeric_limits<float>::quiet_NaN()
-                             : std::numeric_limits<float>::infinity();
-    else
-        magnitude = std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
-    return (h & 0x8000) ? -magnitude : magnitude;
+/// "1 byte", "4 bytes".
+std::string byte_count(std::size_t n) {
+    return std::to_string(n) + (n == 1 ? " byte" : " bytes");
 }
 
-/// A float of `size` bytes (2, 4 or 8) holding exactly `v` (NaN stays NaN); false if none does.
-bool exact_float(double v, std::size_t size, unsigned char* out) {
-    bool nan = v != v;
-    if (size == 8) {
-        std::memcpy(out, &v, 8);
-        return true;
-    }
-    if (size == 4) {
-        float f = static_cast<float>(v);
-        std::memcpy(out, &f, 4);
-        return nan || static_cast<double>(f) == v;
-    }
-    if (size == 2) {
-        std::uint16_t h = float_to_half(static_cast<float>(v));
-        std::memcpy(out, &h, 2);
-        return nan || static_cast<double>(half_to_float(h)) == v;
-    }
-    return false;
-}
-
-/// `n` bytes at `src`, a NumPy scalar of kind `kind`, as `size` bytes in `out` where its value
-/// fits there exactly. The driver tells a parameter's size but not its signedness, so an integer
-/// fits when it lies in the signed or the unsigned range of that size: it is sign-extended
-/// (signed kinds) or zero-extended, as C converts it. False where it does not fit, or for kinds
-/// with no conversion (datetimes).
-bool convert_scalar(const unsigned char* src, std::size_t n, char kind, std::size_t size,
-                    unsigned char* out) {
-    if (kind == 'b' || kind == 'i' || kind == 'u') {
-        if ((size != 1 && size != 2 && size != 4 && size != 8) || n > 8)
-            return false;
-        unsigned long long bits = 0;
-        std::memcpy(&bits, src, n); // little-endian: the low bytes
-        unsigned shift = static_cast<unsigned>(64 - 8 * n);
-        long long value = 0;
-        if (kind == 'i' && shift != 0)
-            value = static_cast<long long>(bits << shift) >> shift;
-        else
-            value = static_cast<long long>(bits);
-        bits = static_cast<unsigned long long>(value);
-        bool negative = kind == 'i' && value < 0;
-        unsigned width = static_cast<unsigned>(8 * size);
-        bool fits =
-            width == 64 || (negative ? value >= -(1ll << (width - 1)) : bits < (1ull << width));
-        std::memcpy(out, &bits, size);
-        return fits;
-    }
-    if (kind == 'f') {
-        double v;
-        if (n == 2) {
-            std::uint16_t h;
-            std::memcpy(&h, src, 2);
-            v = half_to_float(h);
-        } else if (n == 4) {
-            float f;
-            std::memcpy(&f, src, 4);
-            v = f;
-        } else if (n == 8) {
-            std::memcpy(&v, src, 8);
-        } else {
-            return false; // long double: no exact check worth trusting
-        }
-        return exact_float(v, size, out);
-    }
-    if (kind == 'c' && (size == 8 || size == 16) && (n == 8 || n == 16)) {
-        double parts[2];
-        for (int k = 0; k < 2; ++k) {
-            if (n == 8) {
-                float f;
-                std::memcpy(&f, src + 4 * k, 4);
-                parts[k] = f;
-            } else {
-                std::memcpy(&parts[k], src + 8 * k, 8);
-            }
-        }
-        std::size_t half = size / 2;
-        return exact_float(parts[0], half, out) && exact_float(parts[1], half, out + half);
-    }
-    return false;
+/// The warning for a scalar converted to another number (Conversion::Inexact): an
+/// ArgumentConversionWarning (pycuda._user_warnings) at the user's line, naming the kernel, the
+/// parameter and its size, the value given and what the kernel reads.
+void warn_converted(const ArgBuffer& buf, std::size_t i, PyObject* arg, const TypeEntry& e,
+                    std::size_t want, const unsigned char* converted) {
+    nb::handle scalar(arg);
+    std::string dtype = nb::cast<std::string>(scalar.attr("dtype").attr("name"));
+    // 16 bytes hold a number only as a complex128 or a 128-bit integer: say what else it may be.
+    std::string guess = want == 16 && e.numeric != 'c'
+                            ? " (a kernel reading a vector or struct there reads other numbers)"
+                            : "";
+    std::string message = param_label(buf, i) + " is " + byte_count(want) + "; the " + dtype +
+                          " value " + nb::str(scalar).c_str() + " given was converted to " +
+                          describe_conversion(e.numeric, want, converted) + ", as C converts it" +
+                          guess +
+                          ". Pass a NumPy scalar of the parameter's own type to make that "
+                          "explicit (the original PyCUDA passed the " +
+                          byte_count(e.size) + " given as they were)";
+    nb::module_ warnings = nb::module_::import_("pycuda._user_warnings");
+    warnings.attr("warn_user")(message, warnings.attr("ArgumentConversionWarning"));
 }
 
 /// A NumPy scalar argument: its bytes as they are, or converted to the size the driver gives
-/// its parameter (the original packed the scalar's own bytes, and a kernel reading a wider
-/// parameter than given read what followed in the buffer).
+/// its parameter, as C converts it (the original packed the scalar's own bytes, and a kernel
+/// reading a wider parameter than given read what followed in the buffer); with a warning where
+/// the kernel then reads another number than the one given.
 void put_scalar(ArgBuffer& buf, std::size_t i, PyObject* arg, const TypeEntry& e) {
     unsigned char bytes[16];
     const unsigned char* src = nullptr;
@@ -433,15 +368,17 @@ void put_scalar(ArgBuffer& buf, std::size_t i, PyObject* arg, const TypeEntry& e
     if (want == 0 || want == e.size)
         return buf.put(i, src, e.size, e.align);
     unsigned char converted[16];
-    if (!convert_scalar(src, e.size, e.numeric, want, converted)) {
+    Conversion conversion = convert_scalar(src, e.size, e.numeric, want, converted);
+    if (conversion == Conversion::Impossible) {
         nb::str repr = nb::repr(nb::handle(arg));
-        raise_type_error(param_label(buf, i) + " is " + std::to_string(want) +
-                         " bytes, and the argument given, " + repr.c_str() + " (" +
-                         std::to_string(e.size) + " bytes), does not fit in " +
-                         std::to_string(want) +
-                         " bytes exactly: pass a NumPy scalar of the "
-                         "kernel's parameter type");
+        raise_type_error(param_label(buf, i) + " is " + byte_count(want) +
+                         ", and the argument given, " + repr.c_str() + " (" + byte_count(e.size) +
+                         "), has no conversion to " + byte_count(want) +
+                         " (no number has that size): pass a NumPy scalar, array or struct of "
+                         "the kernel's parameter type");
     }
+    if (conversion == Conversion::Inexact)
+        warn_converted(buf, i, arg, e, want, converted);
     buf.put(i, converted, want, want);
 }
 
@@ -553,6 +490,42 @@ CUdeviceptr pointer_value(ArgBuffer& buf, std::size_t i, PyObject* arg) {
     raise_type_error(param_label(buf, i) + " is a pointer ('P'), got " + type_name(arg));
 }
 
+/// The warning for a prepared call's value converted to its parameter's size (a format code of
+/// another size than the kernel's parameter) where the kernel reads another number.
+void warn_prepared(const ArgBuffer& buf, std::size_t i, const ParamSlot& slot,
+                   const std::string& what) {
+    std::string message = param_label(buf, i) + " is " + byte_count(slot.size) +
+                          " but prepare() was given '" + std::string(1, slot.given) + "': " + what +
+                          ", as C converts it (the original PyCUDA packed the format's " +
+                          "bytes as they were)";
+    nb::module_ warnings = nb::module_::import_("pycuda._user_warnings");
+    warnings.attr("warn_user")(message, warnings.attr("ArgumentConversionWarning"));
+}
+
+/// True when the slot was resized from a wider integer code of prepare()'s format and `arg`
+/// (a Python int) fits that code's own range, which is what the original checked.
+bool fits_given_code(const ParamSlot& slot, PyObject* arg) {
+    std::size_t size = 0, align = 0;
+    if (slot.given == 0 || !code_size_align(slot.given, size, align) || size <= slot.size)
+        return false;
+    bool is_unsigned = std::strchr("BHILQN", slot.given) != nullptr;
+    int overflow = 0;
+    if (is_unsigned) {
+        unsigned long long v = PyLong_AsUnsignedLongLong(arg);
+        if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+            PyErr_Clear();
+            return false;
+        }
+        return size == 8 || v < (1ull << (size * 8));
+    }
+    long long v = PyLong_AsLongLongAndOverflow(arg, &overflow);
+    if (overflow != 0 || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return false;
+    }
+    return size == 8 || (v >= -(1ll << (size * 8 - 1)) && v < (1ll << (size * 8 - 1)));
+}
+
 /// The value of an integer code, range-checked like the struct module does.
 void put_integer(ArgBuffer& buf, std::size_t i, const ParamSlot& slot, PyObject* arg) {
     bool is_unsigned = std::strchr("BHILQN", slot.code) != nullptr;
@@ -589,6 +562,13 @@ void put_integer(ArgBuffer& buf, std::size_t i, const ParamSlot& slot, PyObject*
         in_range = width == 64 || (v >= -(1ll << (width - 1)) && v < (1ll << (width - 1)));
         bits = static_cast<unsigned long long>(v);
     }
+    if (!in_range && fits_given_code(slot, arg)) {
+        // The original packed the format's wider code; the kernel reads the low bytes of it.
+        warn_prepared(buf, i, slot,
+                      "the integer " + std::string(nb::str(arg).c_str()) +
+                          " does not fit; the kernel reads its low " + byte_count(slot.size));
+        in_range = true;
+    }
     if (!in_range) {
         PyErr_SetString(PyExc_OverflowError,
                         (param_label(buf, i) + ": value out of range for '" +
@@ -616,7 +596,13 @@ void put_prepared(ArgBuffer& buf, std::size_t i, const ParamSlot& slot, PyObject
         return buf.put(i, &ptr, sizeof(ptr), slot.align);
     }
     case 'f': {
-        float v = static_cast<float>(float_value(buf, i, arg));
+        double given = float_value(buf, i, arg);
+        float v = static_cast<float>(given);
+        if (slot.given != 0 && static_cast<double>(v) != given && given == given)
+            warn_prepared(buf, i, slot,
+                          "the value " + std::string(nb::str(arg).c_str()) +
+                              " was rounded to the float " +
+                              std::string(nb::str(nb::float_(static_cast<double>(v))).c_str()));
         return buf.put(i, &v, 4, 4);
     }
     case 'd': {
@@ -729,6 +715,7 @@ void match_kernel_params(ParamLayout& layout, const std::vector<ParamInfo>& info
                                  std::to_string(info[i].size) + " bytes, but format '" + format +
                                  "' gives '" + std::string(1, slot.code) + "' (" +
                                  std::to_string(slot.size) + " bytes)");
+            slot.given = slot.code;
             slot.code = code;
             code_size_align(code, slot.size, slot.align);
         }

@@ -3,8 +3,9 @@
 // The one place where bindings hold logic (style.md): the launch hot path. __call__ packs by
 // the arguments' types (NumPy scalars, device memory, arrays, In/Out handlers); prepared calls
 // pack by the prepare() format. Where the driver reports the kernel's parameters, each goes at
-// the driver's offset; a NumPy scalar of another size is converted to the parameter's size when
-// its value fits there exactly (docs/migrating.md, "Arguments the original reinterprets").
+// the driver's offset; a NumPy scalar of another size is converted to the parameter's size as C
+// converts it, with a warning where the value changes (docs/migrating.md, "Arguments the
+// original reinterprets").
 #pragma once
 
 #include "core/function.hpp"
@@ -65,7 +66,9 @@ private:
 
 /// __call__ packing: each argument by its type. Python ints and floats are TypeError (their C
 /// size is unknown); use NumPy scalars. Where the driver gives a parameter another size than a
-/// scalar's, the scalar's value is converted to it if it fits exactly (TypeError if not).
+/// scalar's, the scalar's value is converted to it as C converts it: silently where the value
+/// is kept, with an ArgumentConversionWarning (pycuda._user_warnings) where it is rounded,
+/// wrapped or truncated, and TypeError only for sizes no number has.
 void pack_by_type(ArgBuffer& buf, PyObject* const* args, std::size_t nargs);
 
 /// prepared_call packing: argument i converted to the type of format slot i.

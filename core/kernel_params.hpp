@@ -19,6 +19,10 @@ struct ParamSlot {
     std::size_t size = 0;
     std::size_t align = 1;
     std::size_t offset = 0;
+    /// The code prepare()'s format gave, where the kernel's parameter has another size and the
+    /// slot was resized to it (0 otherwise): a value that fits this code but not the parameter
+    /// is converted as C converts it, with a warning, as the original packed it without error.
+    char given = 0;
 };
 
 /// The parameters of a kernel in order, and the size of the packed buffer.

@@ -10,6 +10,7 @@ import pytest
 
 import pycuda.driver as drv
 from pycuda import _driver
+from pycuda._user_warnings import ArgumentConversionWarning
 
 float3 = np.dtype([("x", np.float32), ("y", np.float32), ("z", np.float32)])
 float4 = np.dtype([("x", np.float32), ("y", np.float32), ("z", np.float32), ("w", np.float32)])
@@ -314,9 +315,13 @@ def test_argument_errors_before_launch(mod) -> None:
     buf = drv.mem_alloc(64)
     with pytest.raises(TypeError, match="takes 3 arguments, got 2"):
         k(buf, np.int32(1), block=(1, 1, 1))
-    # A scalar of another size is converted where its value fits (tests/test_leniency.py).
-    with pytest.raises(TypeError, match=r"parameter 1 \(0-based\).* 4 bytes.*\(8 bytes\)"):
+    # A scalar of another size is converted as C converts it, with a warning where its value
+    # does not fit (tests/test_arg_packer.py); the kernel ignores its parameters.
+    wrapped = r"parameter 1 \(0-based\).* 4 bytes; the int64 value 1099511627776 given was"
+    with pytest.warns(ArgumentConversionWarning, match=wrapped):
         k(buf, np.int64(2**40), np.float32(1), block=(1, 1, 1))
+    with pytest.raises(TypeError, match=r"parameter 1 \(0-based\).* 4 bytes.* 8 bytes"):
+        k(buf, buf, np.float32(1), block=(1, 1, 1))  # a pointer cannot be converted
     with pytest.raises(TypeError, match=r"parameter 2 \(0-based\).*Python float"):
         k(buf, np.int32(1), 1.0, block=(1, 1, 1))
     with pytest.raises(ValueError, match="must specify block"):

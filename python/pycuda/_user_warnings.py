@@ -13,6 +13,28 @@ import sys
 import warnings
 
 
+class ToolkitSettingWarning(UserWarning):
+    """``$CUDA_HOME``, ``$CUDA_PATH`` or ``$CUDA_ROOT`` names no usable CUDA toolkit (no such
+    folder, or no NVRTC or CUDA headers in it): pycuda ignored it and found CUDA elsewhere, as
+    the original PyCUDA, which did not read these variables to compile, would have. Warned once
+    per process, at the first compile.
+
+        warnings.simplefilter("ignore", pycuda.compiler.ToolkitSettingWarning)
+    """
+
+
+class ArgumentConversionWarning(UserWarning):
+    """A kernel argument was converted to its parameter's type with a loss: a NumPy scalar of
+    another size than the parameter the driver reports, whose value the parameter cannot hold
+    (``numpy.float64(0.1)`` for a ``float``, ``numpy.int64(2**40)`` for an ``int``), was
+    converted as C converts it, so the kernel reads another number than the one given. The
+    original PyCUDA passed the scalar's own bytes (docs/migrating.md, "Arguments the original
+    reinterprets"). Raised from the launch path (bindings/arg_packer.cpp).
+
+        warnings.simplefilter("error", ArgumentConversionWarning)  # refuse such calls
+    """
+
+
 def _in_pycuda(frame: object) -> bool:
     name = frame.f_globals.get("__name__", "")  # type: ignore[attr-defined]
     return name == "pycuda" or name.startswith("pycuda.")
