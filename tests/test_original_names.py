@@ -587,11 +587,7 @@ GENERATOR_CLASSES = (
 
 FAMILY_THRESHOLD = 0.98
 # Families measured and reported, but not held to the threshold, and why.
-EXEMPT_FAMILIES = {
-    "pycuda.sparse": "deprecated in the original itself; the reference scopes it to import "
-    "compatibility (section 1.15), and its missing names are the texture-reference COO kernels "
-    "of KNOWN_DIFFERENCES",
-}
+EXEMPT_FAMILIES: dict[str, str] = {}
 
 
 def _resolve(module: str, dotted: str):
@@ -666,11 +662,6 @@ def _signature_problem(obj, spec: str, is_method: bool) -> str | None:
 
 # Names the check finds missing or different here, and why they stay so (strict xfails: each
 # turns into a failure once it is fixed, to be moved out of this list).
-_COO = (
-    "our CoordinateSpMV launches one warp-shuffle kernel (spmv_coo_kernel, get_kernel); the "
-    "original's pair (a texture-reference flat kernel and a one-thread tail) has no "
-    "counterpart in this deprecated module"
-)
 _ANY_ALL = (
     "ours is NumPy's any/all(axis=None, out=None, keepdims=False, *, stream, allocator): the "
     "parameter names differ; the original's positional any(stream, allocator) is recognized by "
@@ -679,10 +670,6 @@ _ANY_ALL = (
 KNOWN_DIFFERENCES = {
     ("pycuda.gpuarray", "GPUArray.any"): _ANY_ALL,
     ("pycuda.gpuarray", "GPUArray.all"): _ANY_ALL,
-    ("pycuda.sparse.coordinate", "COO_FLAT_KERNEL_TEMPLATE"): _COO,
-    ("pycuda.sparse.coordinate", "COO_SERIAL_KERNEL_TEMPLATE"): _COO,
-    ("pycuda.sparse.coordinate", "CoordinateSpMV.get_flat_kernel"): _COO,
-    ("pycuda.sparse.coordinate", "CoordinateSpMV.get_serial_kernel"): _COO,
 }
 
 CASES = [
