@@ -11,13 +11,11 @@
 
 namespace pycuda {
 
+// The facts are queried (by the module, once per name) now, while the module's context is
+// current for certain, so that launches (from any thread) only read them.
 Function::Function(ModulePtr module, const std::string& name)
-    : module_(std::move(module)), handle_(module_->function(name)), name_(name) {
-    // Queried now, while the module's context is current for certain, so that launches (from
-    // any thread) only read them.
-    max_threads_per_block();
-    param_info();
-}
+    : module_(std::move(module)), facts_(module_->kernel(name)), handle_(facts_->handle),
+      name_(name) {}
 
 namespace {
 
@@ -138,34 +136,12 @@ int Function::max_active_clusters(const Dim3& cluster, const Dim3& block,
     return clusters;
 }
 
-const std::vector<ParamInfo>* Function::param_info() {
-    if (!param_info_queried_) {
-        param_info_queried_ = true;
-        auto get = driver().cuFuncGetParamInfo;
-        if (get != nullptr) {
-            // The driver answers INVALID_VALUE one past the last parameter.
-            for (std::size_t i = 0;; ++i) {
-                std::size_t offset = 0, size = 0;
-                CUresult rc = get(handle_, i, &offset, &size);
-                if (rc == CUDA_ERROR_INVALID_VALUE) {
-                    param_info_known_ = true;
-                    break;
-                }
-                if (rc != CUDA_SUCCESS) // e.g. NOT_SUPPORTED for some images: no validation
-                    break;
-                param_info_.push_back(ParamInfo{offset, size});
-            }
-        }
-        if (!param_info_known_)
-            param_info_.clear();
-    }
-    return param_info_known_ ? &param_info_ : nullptr;
+const std::vector<ParamInfo>* Function::param_info() const {
+    return facts_->params_known ? &facts_->params : nullptr;
 }
 
-unsigned Function::max_threads_per_block() {
-    if (max_threads_ == 0)
-        max_threads_ = static_cast<unsigned>(attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
-    return max_threads_;
+unsigned Function::max_threads_per_block() const {
+    return facts_->max_threads_per_block;
 }
 
 void Function::launch(const Dim3& grid, const Dim3& block, unsigned shared_bytes, CUstream stream,

@@ -2,10 +2,12 @@
 // launching (plain, or with cluster and cooperative attributes).
 #pragma once
 
+#include "core/kernel_facts.hpp"
 #include "core/kernel_params.hpp"
 #include "core/module.hpp"
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,12 +17,6 @@ namespace pycuda {
 
 /// Grid or block dimensions (x, y, z).
 using Dim3 = std::array<unsigned, 3>;
-
-/// Offset and size of one kernel parameter as the driver reports it (cuFuncGetParamInfo).
-struct ParamInfo {
-    std::size_t offset = 0;
-    std::size_t size = 0;
-};
 
 /// What cuLaunchKernelEx adds to a launch here: a thread block cluster shape and cooperative
 /// scheduling (every block resident at once, as grid-wide synchronization needs).
@@ -59,9 +55,9 @@ public:
 
     /// The kernel's parameters as the driver describes them, or null when the driver cannot
     /// (older than CUDA 12.4). Queried once, on first use.
-    const std::vector<ParamInfo>* param_info();
+    const std::vector<ParamInfo>* param_info() const;
     /// Threads per block this kernel can launch with (registers included), queried once.
-    unsigned max_threads_per_block();
+    unsigned max_threads_per_block() const;
 
     /// cuLaunchKernel with a packed parameter buffer on `stream` (null: this thread's current
     /// stream, core/stream.hpp). A launch with no current context is CudaError(INVALID_CONTEXT)
@@ -89,12 +85,9 @@ private:
                                            const LaunchAttributes* attrs) const;
 
     ModulePtr module_;
+    std::shared_ptr<const KernelFacts> facts_;
     CUfunction handle_ = nullptr;
     std::string name_;
-    bool param_info_queried_ = false;
-    bool param_info_known_ = false;
-    std::vector<ParamInfo> param_info_;
-    unsigned max_threads_ = 0;
 };
 
 /// Rejects grid and block dimensions the hardware cannot run (std::invalid_argument naming

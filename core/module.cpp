@@ -73,6 +73,16 @@ CUfunction Module::function(const std::string& name) const {
     return fn;
 }
 
+std::shared_ptr<const KernelFacts> Module::kernel(const std::string& name) const {
+    std::lock_guard lock(kernels_mutex_);
+    auto found = kernels_.find(name);
+    if (found != kernels_.end())
+        return found->second;
+    auto facts = std::make_shared<const KernelFacts>(query_kernel_facts(function(name)));
+    kernels_.emplace(name, facts);
+    return facts;
+}
+
 std::pair<CUdeviceptr, std::size_t> Module::global(const std::string& name) const {
     CUdeviceptr ptr = 0;
     std::size_t size = 0;

@@ -2,11 +2,14 @@
 #pragma once
 
 #include "core/context.hpp"
+#include "core/kernel_facts.hpp"
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -44,6 +47,9 @@ public:
     const ContextPtr& context() const noexcept { return context_; }
     /// The kernel named `name`; a missing one is CudaError(NOT_FOUND) explaining name mangling.
     CUfunction function(const std::string& name) const;
+    /// The facts of the kernel named `name`, queried at the first request for that name and
+    /// kept while the module lives (a missing kernel is CudaError(NOT_FOUND) as function()).
+    std::shared_ptr<const KernelFacts> kernel(const std::string& name) const;
     /// Address and size of the __device__/__constant__ variable `name`.
     std::pair<CUdeviceptr, std::size_t> global(const std::string& name) const;
 
@@ -51,6 +57,8 @@ private:
     Module(ContextPtr context, CUmodule handle) : context_(std::move(context)), handle_(handle) {}
     ContextPtr context_;
     CUmodule handle_ = nullptr;
+    mutable std::mutex kernels_mutex_;
+    mutable std::unordered_map<std::string, std::shared_ptr<const KernelFacts>> kernels_;
 };
 
 using ModulePtr = std::shared_ptr<Module>;

@@ -129,7 +129,9 @@ import json, struct, warnings
 from pycuda._user_warnings import ArgumentConversionWarning
 
 _FAKE.hostemu_last_params.restype = ctypes.c_size_t
-MOD = drv.module_from_buffer(b"// any image: the fake loads it\\0")
+# A module per kernel asked for: a module queries its kernels once (the fake tells sizes as
+# $HOSTEMU_PARAM_SIZES says at that query).
+IMAGE = b"// any image: the fake loads it\\0"
 
 def last_params():
     buf = (ctypes.c_ubyte * 4096)()
@@ -140,7 +142,7 @@ def kernel(*sizes):
     # The fake tells a function's parameter sizes as $HOSTEMU_PARAM_SIZES says when it is made.
     os.environ["HOSTEMU_PARAM_SIZES"] = ",".join(map(str, sizes))
     try:
-        return MOD.get_function("k")
+        return drv.module_from_buffer(IMAGE).get_function("k")
     finally:
         del os.environ["HOSTEMU_PARAM_SIZES"]
 
@@ -244,7 +246,9 @@ import json, warnings
 from pycuda._user_warnings import ArgumentConversionWarning
 
 _FAKE.hostemu_last_params.restype = ctypes.c_size_t
-MOD = drv.module_from_buffer(b"// any image: the fake loads it\\0")
+# A module per kernel asked for: a module queries its kernels once (the fake tells sizes as
+# $HOSTEMU_PARAM_SIZES says at that query).
+IMAGE = b"// any image: the fake loads it\\0"
 
 def last_params():
     buf = (ctypes.c_ubyte * 4096)()
@@ -254,7 +258,7 @@ def last_params():
 def prepared(fmt, *sizes):
     os.environ["HOSTEMU_PARAM_SIZES"] = ",".join(map(str, sizes))
     try:
-        return MOD.get_function("k").prepare(fmt)
+        return drv.module_from_buffer(IMAGE).get_function("k").prepare(fmt)
     finally:
         del os.environ["HOSTEMU_PARAM_SIZES"]
 
