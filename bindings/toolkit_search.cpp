@@ -30,20 +30,29 @@ const ToolkitLibrary& toolkit_library(std::string_view title) {
 } // namespace
 
 void bind_toolkit_search(nb::module_& m) {
-    m.def("set_packaged_library_dirs", &set_packaged_library_dirs, nb::arg("dirs"),
-          "Folders of toolkits installed as packages (pip, conda), searched for NVRTC and cuRAND\n"
-          "after the explicit settings and before the system's.");
+    m.def("set_toolkit_library_dirs", &set_toolkit_library_dirs, nb::arg("dirs"),
+          "Folders searched for NVRTC and cuRAND after $PYCUDA_LIBNVRTC / $PYCUDA_LIBCURAND and\n"
+          "before the loader's: the toolkit variables' (those pycuda uses), then the pip\n"
+          "packages' and conda's. Core reads none of $CUDA_HOME, $CUDA_PATH, $CUDA_ROOT.");
     m.def(
         "toolkit_library_candidates",
         [](std::string_view title) { return toolkit_library_candidates(toolkit_library(title)); },
         nb::arg("title"),
         "Where 'NVRTC' or 'cuRAND' is looked for, in order (files, or names for the loader).");
     m.def(
+        "toolkit_library_in",
+        [](std::string_view title, const std::vector<std::string>& dirs) {
+            return find_toolkit_library_in(toolkit_library(title), dirs);
+        },
+        nb::arg("title"), nb::arg("dirs"),
+        "The first file of 'NVRTC' or 'cuRAND' in the folders dirs that this process could\n"
+        "load, or '' when they hold none.");
+    m.def(
         "toolkit_setting_problem",
         [](std::string_view title) { return explicit_setting_problem(toolkit_library(title)); },
         nb::arg("title"),
-        "What is wrong with the explicit settings for 'NVRTC' or 'cuRAND' ($PYCUDA_LIBNVRTC,\n"
-        "$CUDA_HOME, ...); empty when nothing is.");
+        "What is wrong with the library file named for 'NVRTC' or 'cuRAND' ($PYCUDA_LIBNVRTC,\n"
+        "$PYCUDA_LIBCURAND); empty when nothing is.");
 }
 
 } // namespace pycuda::bindings

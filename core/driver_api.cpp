@@ -7,7 +7,6 @@
 
 #include <dlfcn.h>
 #include <link.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
@@ -385,21 +384,20 @@ const ToolkitLibrary k_nvrtc_library{
 const ToolkitLibrary k_curand_library{
     "cuRAND", "PYCUDA_LIBCURAND", {"libcurand.so.10", "libcurand.so"}};
 
-const std::array<const char*, 3> k_toolkit_root_vars = {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"};
-
 namespace {
 
-std::mutex g_packaged_dirs_mutex;
-std::vector<std::string> g_packaged_dirs;
+std::mutex g_toolkit_dirs_mutex;
+std::vector<std::string> g_toolkit_dirs;
 
-std::vector<std::string> packaged_dirs() {
-    std::lock_guard lock(g_packaged_dirs_mutex);
-    return g_packaged_dirs;
+std::vector<std::string> toolkit_dirs() {
+    std::lock_guard lock(g_toolkit_dirs_mutex);
+    return g_toolkit_dirs;
 }
 
-/// A toolkit's library folders under `root`: lib64/ and lib/ (conda and pip), and the
-/// targets/<platform>/lib/ folder that toolkits for ARM servers (sbsa) and Jetson use.
-std::vector<std::string> toolkit_lib_dirs(const std::string& root) {
+/// /usr/local/cuda's library folders: lib64/ and lib/, and the targets/<platform>/lib/ folder that
+/// toolkits for ARM servers (sbsa) and Jetson use. (Other toolkits' folders come from Python.)
+std::vector<std::string> system_toolkit_lib_dirs() {
+    const std::string root = "/usr/local/cuda";
     std::vector<std::string> dirs = {root + "/lib64", root + "/lib"};
 #if defined(__aarch64__)
     dirs.push_back(root + "/targets/sbsa-linux/lib");
@@ -410,65 +408,44 @@ std::vector<std::string> toolkit_lib_dirs(const std::string& root) {
     return dirs;
 }
 
-bool is_directory(const std::string& path) {
-    struct stat st{};
-    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 } // namespace
 
-void set_packaged_library_dirs(std::vector<std::string> dirs) {
-    std::lock_guard lock(g_packaged_dirs_mutex);
-    g_packaged_dirs = std::move(dirs);
+void set_toolkit_library_dirs(std::vector<std::string> dirs) {
+    std::lock_guard lock(g_toolkit_dirs_mutex);
+    g_toolkit_dirs = std::move(dirs);
 }
 
 std::vector<std::string> toolkit_library_candidates(const ToolkitLibrary& lib) {
     std::vector<std::string> c;
     if (std::string file = env_or_empty(lib.env_var); !file.empty())
         c.push_back(file);
-    std::vector<std::string> dirs;
-    for (const char* var : k_toolkit_root_vars)
-        if (std::string root = env_or_empty(var); !root.empty())
-            for (auto& dir : toolkit_lib_dirs(root))
-                dirs.push_back(std::move(dir));
-    for (auto& dir : packaged_dirs())
-        dirs.push_back(std::move(dir));
-    for (const auto& dir : dirs)
+    for (const auto& dir : toolkit_dirs())
         for (const auto& name : lib.sonames)
             c.push_back(dir + "/" + name);
     for (const auto& name : lib.sonames)
         c.push_back(name);
-    for (const auto& dir : toolkit_lib_dirs("/usr/local/cuda"))
+    for (const auto& dir : system_toolkit_lib_dirs())
         for (const auto& name : lib.sonames)
             c.push_back(dir + "/" + name);
     return c;
 }
 
-std::string explicit_setting_problem(const ToolkitLibrary& lib) {
-    if (std::string file = env_or_empty(lib.env_var); !file.empty()) {
-        if (!is_loadable_elf(file))
-            return std::string(lib.env_var) + "=" + file + " is not a loadable " + lib.title +
-                   " library here (missing, not a file, or built for another machine); point " +
-                   lib.env_var + " to " + lib.sonames.front() + " or unset it";
-        return {};
-    }
-    for (const char* var : k_toolkit_root_vars) {
-        std::string root = env_or_empty(var);
-        if (root.empty())
-            continue;
-        if (!is_directory(root))
-            return std::string(var) + "=" + root + " is not a directory; point " + var +
-                   " to a CUDA 12 or 13 toolkit or unset it";
-        bool found = false;
-        for (const auto& dir : toolkit_lib_dirs(root))
-            for (const auto& name : lib.sonames)
-                found = found || is_loadable_elf(dir + "/" + name);
-        if (!found)
-            return std::string(var) + "=" + root + " holds no " + lib.sonames.front() +
-                   " (looked in lib64/, lib/ and targets/*/lib/); point " + var +
-                   " to a CUDA 12 or 13 toolkit with " + lib.title + ", or unset it";
-    }
+std::string find_toolkit_library_in(const ToolkitLibrary& lib,
+                                    const std::vector<std::string>& dirs) {
+    for (const auto& dir : dirs)
+        for (const auto& name : lib.sonames)
+            if (std::string file = dir + "/" + name; is_loadable_elf(file))
+                return file;
     return {};
+}
+
+std::string explicit_setting_problem(const ToolkitLibrary& lib) {
+    std::string file = env_or_empty(lib.env_var);
+    if (file.empty() || is_loadable_elf(file))
+        return {};
+    return std::string(lib.env_var) + "=" + file + " is not a loadable " + lib.title +
+           " library here (missing, not a file, or built for another machine); point " +
+           lib.env_var + " to " + lib.sonames.front() + " or unset it";
 }
 
 LoaderPath loader_path() {

@@ -12,7 +12,6 @@
 #include <cudaTypedefs.h>
 #include <nvrtc.h>
 
-#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -278,25 +277,27 @@ extern const ToolkitLibrary k_nvrtc_library;
 /// cuRAND's host library: $PYCUDA_LIBCURAND, libcurand.so.10, libcurand.so.
 extern const ToolkitLibrary k_curand_library;
 
-/// The environment variables naming a toolkit's folder, in the order they are tried.
-extern const std::array<const char*, 3> k_toolkit_root_vars;
+/// Folders searched for NVRTC and cuRAND after $env_var and before the loader's search: the
+/// library folders of the toolkits that $CUDA_HOME, $CUDA_PATH and $CUDA_ROOT name, then those of
+/// NVIDIA's pip packages and conda. The Python layer (pycuda._cuda_paths) owns those variables
+/// and knows where packages live: it checks each toolkit folder (a bad one is ignored with a
+/// warning), and sets these before anything opens NVRTC or cuRAND. Core reads none of them.
+void set_toolkit_library_dirs(std::vector<std::string> dirs);
 
-/// Folders of toolkits installed as packages (NVIDIA's pip wheels, conda), searched after the
-/// explicit settings and before the system's. Core cannot know where Python packages live: the
-/// Python layer sets them (pycuda._cuda_paths), before anything opens NVRTC or cuRAND.
-void set_packaged_library_dirs(std::vector<std::string> dirs);
-
-/// Where `lib` is looked for, in order. Explicit settings: $env_var, then lib64/, lib/ and
-/// targets/<platform>/lib/ of $CUDA_HOME, $CUDA_PATH and $CUDA_ROOT. Packages: the folders
-/// set_packaged_library_dirs gave. The system: each soname through the loader's search
-/// ($LD_LIBRARY_PATH, RPATH/RUNPATH, /etc/ld.so.cache, the system directories), then the
-/// folders of /usr/local/cuda. Unset variables add nothing.
+/// Where `lib` is looked for, in order: $env_var; each soname in the folders
+/// set_toolkit_library_dirs gave; each soname through the loader's search ($LD_LIBRARY_PATH,
+/// RPATH/RUNPATH, /etc/ld.so.cache, the system directories); then the folders of
+/// /usr/local/cuda. An unset $env_var adds nothing.
 std::vector<std::string> toolkit_library_candidates(const ToolkitLibrary& lib);
 
-/// What is wrong with an explicit setting for `lib`, or empty when nothing is: $env_var naming
-/// no loadable library, or a toolkit variable naming a folder that is missing or holds none of
-/// its sonames. A setting the user made is never passed over in silence: loading fails with
-/// this message instead of finding some other library.
+/// The first of `lib`'s sonames in `dirs` (each folder in turn, most preferred soname first)
+/// that is a library this process could load, or empty: whether a toolkit folder holds `lib`.
+std::string find_toolkit_library_in(const ToolkitLibrary& lib,
+                                    const std::vector<std::string>& dirs);
+
+/// What is wrong with the explicit setting for `lib`, or empty when nothing is: $env_var naming
+/// no loadable library. A file the user named is never passed over in silence: loading fails
+/// with this message instead of finding some other library.
 std::string explicit_setting_problem(const ToolkitLibrary& lib);
 
 /// The loader's search path for a dlopen from core: the directories before and after

@@ -668,6 +668,29 @@ def test_missing_compiler_is_a_clear_error(cache_dir):
         C.compile(SMALL, nvcc="/nonexistent/nvcc", arch="sm_80", cache_dir=cache_dir)
 
 
+def test_find_library_asks_cuda_paths_after_cuda_libdir(tmp_path, monkeypatch):
+    from pycuda._cuda_paths import Found
+
+    first, second, given = (tmp_path / n for n in ("first", "second", "given"))
+    for folder in (first, second, given):
+        folder.mkdir()
+    (second / "libpycudatest.a").write_bytes(b"!<arch>\n")
+    monkeypatch.setattr(
+        C._cuda_paths,
+        "library_dirs",
+        lambda nvrtc: [Found(str(first), "a"), Found(str(second), "b")],
+    )
+    C._find_library.cache_clear()
+    try:
+        assert C._find_library("pycudatest", None) == str(second / "libpycudatest.a")
+        (given / "libpycudatest.a").write_bytes(b"!<arch>\n")
+        assert C._find_library("pycudatest", str(given)) == str(given / "libpycudatest.a")
+        with pytest.raises(OSError, match=f"libabsent.a not found; looked in {first}, {second}"):
+            C._find_library("absent", None)
+    finally:
+        C._find_library.cache_clear()
+
+
 # --- on a GPU --------------------------------------------------------------------------------
 
 

@@ -1,7 +1,8 @@
 """Where NVRTC, CUDA's headers and cuRAND's headers are found (pycuda._cuda_paths and core's
 library search): explicit settings first, then NVIDIA's pip packages in both layouts, conda, and
-the system; a bad explicit setting is an error that names it. No GPU needed: every check runs in
-a child interpreter over fake package folders whose libnvrtc is a link to the real one."""
+the system; a bad library file setting is an error that names it, a bad toolkit folder is
+ignored with one warning. No GPU needed: most checks run in a child interpreter over fake package
+folders whose libnvrtc is a link to the real one."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import pycuda.driver  # noqa: F401 - it tells core the toolkit folders, as in any program
 from pycuda import _cuda_paths, _driver
 
 REAL_NVRTC = _driver.find_nvrtc()
@@ -147,44 +149,115 @@ def test_packages_without_curand_headers_borrow_only_that_folder(tmp_path):
         assert len(system) == 1
 
 
-def test_arm_server_toolkits_use_targets_sbsa_linux(tmp_path, monkeypatch):
+@pytest.fixture
+def toolkit_env(monkeypatch):
+    """Set toolkit variables in this process: _cuda_paths reads them once, so its answer is
+    forgotten before the test and after it."""
+    for var in _cuda_paths.TOOLKIT_ROOT_VARS:
+        monkeypatch.delenv(var, raising=False)
+    _cuda_paths._toolkit_settings.cache_clear()
+    yield monkeypatch
+    _cuda_paths._toolkit_settings.cache_clear()
+
+
+@needs_nvrtc
+def test_arm_server_toolkits_use_targets_sbsa_linux(tmp_path, toolkit_env):
     home = tmp_path / "toolkit"
     inc = touch(home / "targets" / "sbsa-linux" / "include" / "cuda_fp16.h").parent
-    monkeypatch.setattr(_cuda_paths.platform, "machine", lambda: "aarch64")
-    for var in ("CUDA_PATH", "CUDA_ROOT"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("CUDA_HOME", str(home))
+    fake_library(home / "targets" / "sbsa-linux" / "lib" / "libnvrtc.so.13")
+    toolkit_env.setattr(_cuda_paths.platform, "machine", lambda: "aarch64")
+    toolkit_env.setenv("CUDA_HOME", str(home))
     assert [f.path for f in _cuda_paths.include_dirs(None)] == [str(inc)]
+    assert str(home / "targets" / "sbsa-linux" / "lib") in _cuda_paths.toolkit_library_dirs()
 
 
-def test_a_toolkit_setting_without_headers_is_an_error(tmp_path, monkeypatch):
-    for var in ("CUDA_PATH", "CUDA_ROOT"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
-    with pytest.raises(OSError, match="CUDA_HOME=.* has no CUDA headers"):
-        _cuda_paths.include_dirs(None)
+@needs_nvrtc
+def test_a_toolkit_setting_without_headers_is_ignored(tmp_path, toolkit_env):
+    fake_library(tmp_path / "lib64" / "libnvrtc.so.13")
+    toolkit_env.setenv("CUDA_HOME", str(tmp_path))
+    assert _cuda_paths.toolkit_roots() == ()
+    (ignored,) = _cuda_paths.ignored_settings()
+    assert ignored.startswith(f"CUDA_HOME={tmp_path} (no CUDA headers")
+    assert all(str(tmp_path) not in f.path for f in _cuda_paths.include_dirs(None))
 
 
-COMPILE = (
-    "from pycuda import compiler\n"
-    "try:\n"
-    "    compiler.compile('__global__ void f() {}', arch='sm_90')\n"
-    "except Exception as exc:\n"
-    "    print(type(exc).__name__, exc)\n"
-    "else:\n"
-    "    print('compiled')\n"
+@needs_nvrtc
+def test_library_dirs_are_the_search_order(tmp_path, toolkit_env):
+    home = tmp_path / "toolkit"
+    fake_library(home / "lib64" / "libnvrtc.so.13")
+    touch(home / "include" / "cuda_fp16.h")
+    toolkit_env.setenv("CUDA_HOME", str(home))
+    toolkit_env.setenv("CUDA_PATH", str(home))  # the same toolkit twice is searched once
+    toolkit_env.setenv("LD_LIBRARY_PATH", str(tmp_path / "loader"))
+    found = _cuda_paths.library_dirs(None)
+    assert found[0] == _cuda_paths.Found(str(home / "lib64"), f"$CUDA_HOME={home}")
+    paths = [f.path for f in found]
+    assert paths.index(str(home / "lib")) < paths.index(str(tmp_path / "loader"))
+    assert paths.index(str(tmp_path / "loader")) < paths.index("/usr/local/cuda/lib64")
+    assert len(paths) == len(set(paths))
+    assert _cuda_paths.toolkit_library_dirs()[:2] == [str(home / "lib64"), str(home / "lib")]
+
+
+def _program(path, executable=True):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n")
+    path.chmod(0o755 if executable else 0o644)
+    return path
+
+
+@pytest.fixture
+def fresh_find_nvcc():
+    _cuda_paths.find_nvcc.cache_clear()
+    yield _cuda_paths.find_nvcc
+    _cuda_paths.find_nvcc.cache_clear()
+
+
+def test_find_nvcc_takes_the_first_program_on_path(tmp_path, monkeypatch, fresh_find_nvcc):
+    first = _program(tmp_path / "a" / "nvcc")
+    _program(tmp_path / "b" / "nvcc")
+    _program(tmp_path / "plain" / "nvcc", executable=False)
+    monkeypatch.chdir(tmp_path / "b")  # where an empty PATH entry would point: skipped
+    folders = ["", str(tmp_path / "plain"), str(tmp_path / "a"), str(tmp_path / "b")]
+    monkeypatch.setenv("PATH", os.pathsep.join(folders))
+    assert fresh_find_nvcc("nvcc") == str(first)
+    assert fresh_find_nvcc(str(first)) == str(first)
+    assert fresh_find_nvcc(str(tmp_path / "plain" / "nvcc")) is None
+
+
+def test_find_nvcc_then_looks_in_the_toolkits_pycuda_uses(tmp_path, monkeypatch, fresh_find_nvcc):
+    used, ignored = (str(tmp_path / n) for n in ("used", "ignored"))
+    _program(tmp_path / "used" / "bin" / "nvcc")
+    _program(tmp_path / "ignored" / "bin" / "nvcc")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(
+        _cuda_paths, "toolkit_roots", lambda: (_cuda_paths.Found(used, "$CUDA_HOME"),)
+    )
+    monkeypatch.setenv("CUDA_PATH", ignored)  # only the roots _cuda_paths uses count
+    assert fresh_find_nvcc("nvcc") == os.path.join(used, "bin", "nvcc")
+
+
+COMPILE = textwrap.dedent(
+    """
+    import json, warnings
+    from pycuda import compiler
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            compiler.compile("__global__ void f() {}", arch="sm_90")
+            compiler.compile("__global__ void g() {}", arch="sm_90")
+        except Exception as exc:
+            result = f"{type(exc).__name__} {exc}"
+        else:
+            result = "compiled"
+    print(json.dumps({
+        "result": result,
+        "warnings": [[w.category.__name__, str(w.message)] for w in caught],
+    }))
+    """
 )
 
 
-@pytest.mark.parametrize(
-    ("setting", "named"),
-    [
-        ({"PYCUDA_LIBNVRTC": "/nonexistent/libnvrtc.so.13"}, "PYCUDA_LIBNVRTC=/nonexistent"),
-        ({"CUDA_HOME": "/nonexistent/cuda"}, "CUDA_HOME=/nonexistent/cuda is not a directory"),
-        ({"CUDA_PATH": "/"}, "CUDA_PATH=/ holds no libnvrtc.so.13"),
-    ],
-)
-def test_a_bad_explicit_setting_is_an_error_never_skipped(setting, named):
+def compile_in_child(**setting: str) -> dict:
     out = subprocess.run(
         [sys.executable, "-c", COMPILE],
         env=clean_env(**setting),
@@ -193,8 +266,44 @@ def test_a_bad_explicit_setting_is_an_error_never_skipped(setting, named):
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("LogicError"), out.stdout
-    assert named in out.stdout
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_bad_library_file_setting_is_an_error_never_skipped():
+    found = compile_in_child(PYCUDA_LIBNVRTC="/nonexistent/libnvrtc.so.13")
+    assert found["result"].startswith("LogicError"), found
+    assert "PYCUDA_LIBNVRTC=/nonexistent" in found["result"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "named"),
+    [
+        ({"CUDA_HOME": "/nonexistent/cuda"}, "CUDA_HOME=/nonexistent/cuda (no such folder)"),
+        ({"CUDA_PATH": "/"}, "CUDA_PATH=/ (no NVRTC library in lib64/"),
+        ({"CUDA_ROOT": "/nonexistent/root"}, "CUDA_ROOT=/nonexistent/root (no such folder)"),
+    ],
+)
+def test_a_bad_toolkit_setting_warns_once_and_the_search_goes_on(setting, named):
+    found = compile_in_child(**setting)
+    if REAL_NVRTC is None and found["result"].startswith("CompileError"):
+        pytest.skip("neither NVRTC nor nvcc is installed here")
+    assert found["result"] == "compiled", found
+    assert len(found["warnings"]) == 1, found["warnings"]
+    category, message = found["warnings"][0]
+    assert category == "ToolkitSettingWarning"
+    assert named in message
+    assert "as if it were unset" in message
+
+
+@needs_nvrtc
+def test_a_bad_toolkit_setting_finds_what_an_unset_one_would(tmp_path):
+    site = tmp_path / "site"
+    fake_library(site / "nvidia" / "cu13" / "lib" / "libnvrtc.so.13")
+    touch(site / "nvidia" / "cu13" / "include" / "cuda_fp16.h")
+    unset = run_probe(site)
+    for bad in ("/nonexistent/cuda", str(tmp_path)):
+        found = run_probe(site, CUDA_HOME=bad)
+        assert found == unset, bad
 
 
 def report(*args: str, **env: str) -> subprocess.CompletedProcess:
@@ -211,6 +320,16 @@ def test_the_report_names_a_bad_setting():
     out = report(PYCUDA_LIBNVRTC="/nonexistent/libnvrtc.so.13")
     assert "NVRTC:     BAD SETTING: PYCUDA_LIBNVRTC=/nonexistent/libnvrtc.so.13" in out.stdout
     assert "MISSING: PYCUDA_LIBNVRTC=" in out.stdout
+
+
+def test_the_report_shows_an_ignored_toolkit_setting_without_failing_for_it():
+    out = report(CUDA_HOME="/nonexistent/cuda")
+    assert "IGNORED:   CUDA_HOME=/nonexistent/cuda (no such folder)" in out.stdout
+    assert "BAD SETTING" not in out.stdout
+    assert "MISSING: CUDA_HOME" not in out.stdout
+    assert "ToolkitSettingWarning" not in out.stderr
+    if REAL_NVRTC:
+        assert any(line.startswith("NVRTC:     ") for line in out.stdout.splitlines())
 
 
 @needs_nvrtc

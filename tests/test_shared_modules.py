@@ -164,6 +164,53 @@ def test_clear_cache_shares_nothing_loaded_before(loads):
     assert _shared_in(loads.context) == []
 
 
+@needs_nvrtc
+def test_a_plain_call_again_is_one_look_up(loads, monkeypatch):
+    # The loop's second SourceModule neither compiles (no memo look-up) nor loads.
+    first = C.SourceModule(STATELESS)
+    del first
+    gc.collect()
+    monkeypatch.setattr(C, "compile", lambda *a, **k: pytest.fail("compiled again"))
+    again = C.SourceModule(STATELESS)
+    assert len(loads) == 1 and again.module is loads[0]
+    # A call with other arguments is not that call; another context is not that context.
+    monkeypatch.undo()
+    monkeypatch.setattr(driver, "module_from_buffer", lambda b: loads.append(object()) or loads[-1])
+    monkeypatch.setattr(_driver, "_current_context_handle", lambda: loads.context)
+    monkeypatch.setattr(C, "_context_arch", lambda: "sm_80")
+    C.SourceModule(STATELESS, no_extern_c=True)
+    assert len(loads) == 2
+    loads.context = 0x2000
+    assert C.SourceModule(STATELESS).module is not again.module and len(loads) == 3
+
+
+@needs_nvrtc
+def test_the_look_up_never_skips_a_header_check(loads, tmp_path, monkeypatch):
+    # A source that includes a header of the user's: every call checks the header, so an
+    # edited header is compiled again (the memo's stamps), never served from the look-up.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "scale.h").write_text("#define SCALE 2\n")
+    source = '#include "scale.h"\n' + STATELESS.replace("*= 2", "*= SCALE")
+    first = C.SourceModule(source).module
+    assert not _shared_modules._recent_calls
+    (tmp_path / "scale.h").write_text("#define SCALE 3.0f  // another size, another time\n")
+    assert C.SourceModule(source).module is not first and len(loads) == 2
+
+
+@needs_nvrtc
+def test_the_look_up_goes_with_the_caches(loads):
+    from pycuda import tools
+
+    C.SourceModule(STATELESS)
+    assert len(_shared_modules._recent_calls) == 1
+    tools.clear_context_caches()
+    assert not _shared_modules._recent_calls
+    C.SourceModule(STATELESS)
+    C.clear_cache()
+    assert not _shared_modules._recent_calls
+    assert C.SourceModule(STATELESS).module is not loads[0]
+
+
 # --- on a GPU --------------------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -89,6 +90,8 @@ def _toolkit_section() -> list[str]:
     """Print where NVRTC, CUDA's headers and cuRAND's come from; return what is missing, each
     with what to install."""
     missing = []
+    for ignored in _cuda_paths.ignored_settings():  # warned at a compile; shown here instead
+        print(f"IGNORED:   {ignored}; the search went on as if it were unset")
     problem = _driver.toolkit_setting_problem("NVRTC")
     nvrtc_file = _driver.find_nvrtc()
     if problem:
@@ -102,11 +105,7 @@ def _toolkit_section() -> list[str]:
     else:
         print("NVRTC:     NOT FOUND (SourceModule then needs nvcc)")
         missing.append(f"NVRTC: {_cuda_paths.PIP_HINT}")
-    try:
-        dirs = _cuda_paths.include_dirs(nvrtc_file)
-    except OSError as exc:
-        print(f"headers:   BAD SETTING: {exc}")
-        return [*missing, str(exc)]
+    dirs = _cuda_paths.include_dirs(nvrtc_file)
     if dirs:
         print(f"headers:   {', '.join(f.path for f in dirs)}")
         print(f"           from {dirs[0].origin}")
@@ -220,6 +219,9 @@ def main() -> int:
         return 1
     problems = []
     count = 0
+    # The report shows an ignored $CUDA_HOME (IGNORED:); the test kernel's compile need not
+    # warn of it again.
+    warnings.filterwarnings("ignore", category=compiler.ToolkitSettingWarning)
     missing = _driver_section(cuda)
     toolkit_missing = _toolkit_section()
     print(f"nvcc:      {_nvcc_version()}")
@@ -260,8 +262,9 @@ Prints the device report: the driver, where NVRTC, CUDA's headers and cuRAND's c
 each GPU, and whether a test kernel compiles and runs there. Exits 0 when every device ran the
 test kernel correctly, 1 otherwise. It takes no arguments (-h/--help shows this).
 
-Where each part is looked for, in order: explicit settings (PYCUDA_LIBNVRTC, CUDA_HOME,
-CUDA_PATH), NVIDIA's pip packages ({hint}), conda, then the system's toolkit."""
+Where each part is looked for, in order: explicit settings (PYCUDA_LIBNVRTC; CUDA_HOME,
+CUDA_PATH, CUDA_ROOT, each ignored with a warning where it names no usable toolkit), NVIDIA's
+pip packages ({hint}), conda, then the system's toolkit."""
 
 
 def _command_line(argv: list[str]) -> int | None:

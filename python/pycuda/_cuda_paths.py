@@ -3,9 +3,12 @@ kernels include, and cuRAND (its host library and its device headers).
 
 One search, in one order, for every part:
 
-1. explicit settings: ``$PYCUDA_LIBNVRTC`` / ``$PYCUDA_LIBCURAND`` (a file), then the toolkit
-   folders ``$CUDA_HOME``, ``$CUDA_PATH`` and ``$CUDA_ROOT``. A setting that names nothing usable
-   is an error that names it, never passed over;
+1. explicit settings: ``$PYCUDA_LIBNVRTC`` / ``$PYCUDA_LIBCURAND`` (a file; one that is not a
+   loadable library is an error that names it), then the toolkit folders ``$CUDA_HOME``,
+   ``$CUDA_PATH`` and ``$CUDA_ROOT``. A toolkit folder that does not exist, or holds no NVRTC or
+   no CUDA headers, is ignored: one ``ToolkitSettingWarning`` per process says so, at the first
+   compile, and the search goes on as if it were unset (the original PyCUDA did not read these
+   variables to compile at all, so a stale one must not stop a program that runs there);
 2. NVIDIA's pip packages in the running environment: CUDA 13's layout (every component under
    ``nvidia/cu13/``) and CUDA 12's per-component folders (``nvidia/cuda_nvrtc/``,
    ``nvidia/cuda_runtime/``, ``nvidia/curand/``, ``nvidia/cuda_cccl/``);
@@ -14,9 +17,11 @@ One search, in one order, for every part:
    ``ld.so.cache``), the toolkit that holds the NVRTC found and ``nvcc``'s, and
    ``/usr/local/cuda`` (with ``targets/x86_64-linux`` or ``targets/sbsa-linux``).
 
-Core opens the libraries (``core/driver_api.cpp`` holds the order of files); this module tells
-it the package folders, which only Python knows, and finds the headers that go with the NVRTC
-in use, so that a pip-installed NVRTC compiles against the same release's headers.
+Core opens the libraries (``core/driver_api.cpp`` holds the order of files); this module owns
+the toolkit variables and tells core the folders of 1. and 2.-3. (``tell_core``, when
+``pycuda.driver`` is imported: the variables are read once per process), finds the headers that
+go with the NVRTC in use, so that a pip-installed NVRTC compiles against the same release's
+headers, and lists every library folder for the static libraries ``DynamicModule`` links.
 """
 
 from __future__ import annotations
@@ -28,8 +33,9 @@ import sys
 from typing import NamedTuple
 
 from pycuda import _driver
+from pycuda._user_warnings import ToolkitSettingWarning, warn_user
 
-# The explicit settings, in the order core tries them.
+# The toolkit variables, in the order they are tried: the one list of them (core reads none).
 TOOLKIT_ROOT_VARS = ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT")
 
 # NVIDIA's pip layouts, relative to a site-packages folder. CUDA 13 puts every component under
@@ -84,6 +90,7 @@ def packaged_library_dirs() -> list[Found]:
             (_PIP_CU13, "pip: CUDA 13 packages"),
             (_PIP_CU12["nvrtc"], "pip: nvidia-cuda-nvrtc-cu12"),
             (_PIP_CU12["curand"], "pip: nvidia-curand-cu12"),
+            (_PIP_CU12["runtime"], "pip: nvidia-cuda-runtime-cu12"),
         ):
             lib = os.path.join(site, sub, "lib")
             if os.path.isdir(lib):
@@ -98,9 +105,88 @@ def packaged_library_dirs() -> list[Found]:
     return found
 
 
+def _root_lib_dirs(root: str) -> list[str]:
+    """A toolkit's library folders: lib64/ and lib/, and the targets/<platform>/lib/ folder that
+    toolkits for ARM servers (sbsa) and Jetson use."""
+    return [os.path.join(root, "lib64"), os.path.join(root, "lib")] + [
+        os.path.join(root, "targets", t, "lib") for t in _target_platforms()
+    ]
+
+
+def _root_includes(root: str) -> list[str]:
+    return [os.path.join(root, "include")] + [
+        os.path.join(root, "targets", t, "include") for t in _target_platforms()
+    ]
+
+
+def _has(folder: str, header: str) -> bool:
+    return os.path.isfile(os.path.join(folder, header))
+
+
+def _root_problem(root: str) -> str | None:
+    """What a toolkit folder lacks that pycuda needs of it, or None when it is usable."""
+    if not os.path.isdir(root):
+        return "no such folder"
+    if not _driver.toolkit_library_in("NVRTC", _root_lib_dirs(root)):
+        return "no NVRTC library in lib64/, lib/ or targets/<platform>/lib/"
+    if not any(_has(d, "cuda_fp16.h") for d in _root_includes(root)):
+        return "no CUDA headers: cuda_fp16.h in include/ or targets/<platform>/include/"
+    return None
+
+
+@functools.cache
+def _toolkit_settings() -> tuple[tuple[Found, ...], tuple[str, ...]]:
+    """(the toolkit folders used, the settings ignored), from the environment once a process."""
+    roots: list[Found] = []
+    ignored: list[str] = []
+    for var in TOOLKIT_ROOT_VARS:
+        root = os.environ.get(var)
+        if not root:
+            continue
+        problem = _root_problem(root)
+        if problem:
+            ignored.append(f"{var}={root} ({problem})")
+        elif all(os.path.abspath(root) != os.path.abspath(r.path) for r in roots):
+            roots.append(Found(root, f"${var}={root}"))
+    return tuple(roots), tuple(ignored)
+
+
+def toolkit_roots() -> tuple[Found, ...]:
+    """The toolkit folders ``$CUDA_HOME``, ``$CUDA_PATH`` and ``$CUDA_ROOT`` name that pycuda
+    uses, in that order (read once per process)."""
+    return _toolkit_settings()[0]
+
+
+def ignored_settings() -> tuple[str, ...]:
+    """The toolkit variables pycuda ignores, each as ``"CUDA_HOME=/x (no such folder)"``."""
+    return _toolkit_settings()[1]
+
+
+@functools.cache
+def warn_ignored_settings() -> None:
+    """One ``ToolkitSettingWarning`` per process for the toolkit variables ignored, if any."""
+    ignored = ignored_settings()
+    if not ignored:
+        return
+    them, each = ("it were", "the variable") if len(ignored) == 1 else ("they were", "each")
+    warn_user(
+        f"pycuda ignored {' and '.join(ignored)}: NVRTC, CUDA's headers and cuRAND were looked "
+        f"for as if {them} unset (NVIDIA's pip packages, conda, the system's toolkit, then nvcc "
+        f"on PATH). Point {each} to a CUDA 12 or 13 toolkit, or unset it.",
+        ToolkitSettingWarning,
+    )
+
+
+def toolkit_library_dirs() -> list[str]:
+    """The folders core searches for NVRTC and cuRAND before the loader's search: the library
+    folders of ``toolkit_roots()``, then those of ``packaged_library_dirs()``."""
+    dirs = [d for root in toolkit_roots() for d in _root_lib_dirs(root.path)]
+    return dirs + [f.path for f in packaged_library_dirs()]
+
+
 def tell_core() -> None:
-    """Give core the package folders before anything opens NVRTC or cuRAND."""
-    _driver.set_packaged_library_dirs([f.path for f in packaged_library_dirs()])
+    """Give core the folders it cannot know, before anything opens NVRTC or cuRAND."""
+    _driver.set_toolkit_library_dirs(toolkit_library_dirs())
 
 
 def library_origin(path: str) -> str:
@@ -110,27 +196,84 @@ def library_origin(path: str) -> str:
         value = os.environ.get(var)
         if value and os.path.abspath(value) == path:
             return f"${var}"
-    for var in TOOLKIT_ROOT_VARS:
-        root = os.environ.get(var)
-        if root and path.startswith(os.path.abspath(root) + os.sep):
-            return f"${var}={root}"
+    for root in toolkit_roots():
+        if path.startswith(os.path.abspath(root.path) + os.sep):
+            return root.origin
     for f in packaged_library_dirs():
         if os.path.dirname(path) == f.path:
             return f.origin
     return "system (the loader's search or a toolkit folder)"
 
 
-def _on_path(program: str) -> str | None:
-    """The real path of ``program`` on $PATH (without importing shutil: start-up cost)."""
-    for folder in os.environ.get("PATH", "").split(os.pathsep):
-        candidate = os.path.join(folder, program)
-        if folder and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return os.path.realpath(candidate)
+def _toolkit_of_file(lib_file: str) -> str:
+    """The toolkit folder a library file (``<root>/lib64/x``, ``<root>/targets/<p>/lib/x``) or
+    a program (``<root>/bin/nvcc``) is in, by its real path."""
+    root = os.path.dirname(os.path.dirname(os.path.realpath(lib_file)))
+    if os.path.basename(os.path.dirname(root)) == "targets":  # .../targets/<platform>/lib
+        root = os.path.dirname(os.path.dirname(root))
+    return root
+
+
+# Where find_nvcc looks, for messages.
+NVCC_PLACES = "looked on PATH, in bin/ of $CUDA_HOME, $CUDA_PATH, $CUDA_ROOT and /usr/local/cuda"
+
+
+@functools.cache
+def find_nvcc(nvcc: str) -> str | None:
+    """The nvcc executable: ``nvcc`` itself when it is a path, else the first on PATH, then in
+    ``bin/`` of the toolkit folders pycuda uses (``$CUDA_HOME``, ``$CUDA_PATH``, ``$CUDA_ROOT``
+    where not ignored: ``toolkit_roots``) and of /usr/local/cuda; None when there is none.
+    (pycuda._nvcc, which runs it, has it under the same name.)"""
+    if os.path.sep in nvcc:
+        return nvcc if os.access(nvcc, os.X_OK) else None
+    # A loop of os.access calls, not shutil.which: include_dirs calls this while finding
+    # headers, and shutil is not imported by programs that never run nvcc. Empty PATH entries
+    # mean the current folder and are skipped: an nvcc someone left there must not run.
+    folders = [d for d in os.environ.get("PATH", os.defpath).split(os.pathsep) if d]
+    folders += [os.path.join(root.path, "bin") for root in toolkit_roots()]
+    folders.append("/usr/local/cuda/bin")
+    for folder in folders:
+        candidate = os.path.join(folder, nvcc)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
     return None
 
 
-def _has(folder: str, header: str) -> bool:
-    return os.path.isfile(os.path.join(folder, header))
+def _system_roots(nvrtc_file: str | None) -> list[Found]:
+    """The system's toolkits, in the module's order: the one of the NVRTC found, nvcc's
+    (``find_nvcc``), and /usr/local/cuda."""
+    roots: list[Found] = []
+    if nvrtc_file:
+        roots.append(Found(_toolkit_of_file(nvrtc_file), f"system: the toolkit of {nvrtc_file}"))
+    nvcc = find_nvcc("nvcc")
+    if nvcc:
+        roots.append(Found(_toolkit_of_file(nvcc), f"system: the toolkit of {nvcc}"))
+    roots.append(Found("/usr/local/cuda", "system: /usr/local/cuda"))
+    return roots
+
+
+def library_dirs(nvrtc_file: str | None) -> list[Found]:
+    """Every library folder, in the module's order: ``toolkit_library_dirs()`` (the toolkit
+    variables', the pip packages' and conda's), the loader's ($LD_LIBRARY_PATH, the system's
+    multiarch folder, where Debian's toolkit package puts its static libraries), then those of
+    the system's toolkits (``_system_roots``). For the static libraries that
+    ``pycuda.compiler.DynamicModule`` links (cudadevrt), which no loader finds."""
+    found = [Found(d, r.origin) for r in toolkit_roots() for d in _root_lib_dirs(r.path)]
+    found += packaged_library_dirs()
+    found += [
+        Found(d, "$LD_LIBRARY_PATH")
+        for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep)
+        if d
+    ]
+    multiarch = f"/usr/lib/{platform.machine()}-linux-gnu"
+    found.append(Found(multiarch, f"system: {multiarch}"))
+    for root in _system_roots(nvrtc_file):
+        found += [Found(d, root.origin) for d in _root_lib_dirs(root.path)]
+    unique: list[Found] = []
+    for f in found:
+        if all(f.path != u.path for u in unique):
+            unique.append(f)
+    return unique
 
 
 def _with_cccl(include: str) -> list[str]:
@@ -138,12 +281,6 @@ def _with_cccl(include: str) -> list[str]:
     CUB live there since CUDA 13)."""
     cccl = os.path.join(include, "cccl")
     return [include, cccl] if os.path.isdir(cccl) else [include]
-
-
-def _root_includes(root: str) -> list[str]:
-    return [os.path.join(root, "include")] + [
-        os.path.join(root, "targets", t, "include") for t in _target_platforms()
-    ]
 
 
 def _pip_includes_for(nvrtc_file: str | None) -> tuple[list[str], str] | None:
@@ -172,9 +309,7 @@ def _pip_includes_for(nvrtc_file: str | None) -> tuple[list[str], str] | None:
 def include_dirs(nvrtc_file: str | None) -> list[Found]:
     """The folders of CUDA's own headers for kernels compiled by the NVRTC at ``nvrtc_file``, in
     the module's order: ``cuda_fp16.h``, ``cuda_bf16.h`` and the vector types must be in them;
-    cuRAND's device headers and CCCL are added where found beside them.
-
-    Raises OSError when an explicit setting names a folder without the headers."""
+    cuRAND's device headers and CCCL are added where found beside them."""
     found: list[Found] = []
 
     def take(dirs: list[str], origin: str) -> None:
@@ -182,38 +317,20 @@ def include_dirs(nvrtc_file: str | None) -> list[Found]:
             if os.path.isdir(d) and all(d != f.path for f in found):
                 found.append(Found(d, origin))
 
-    for var in TOOLKIT_ROOT_VARS:
-        root = os.environ.get(var)
-        if not root:
-            continue
-        includes = [d for d in _root_includes(root) if _has(d, "cuda_fp16.h")]
-        if not includes:
-            raise OSError(
-                f"${var}={root} has no CUDA headers (cuda_fp16.h in include/ or "
-                f"targets/*/include/); point {var} to a CUDA 12 or 13 toolkit, or unset it"
-            )
-        take(_with_cccl(includes[0]), f"${var}={root}")
+    roots = toolkit_roots()
+    if roots:  # a toolkit variable's folder is used only when it has the headers
+        includes = [d for d in _root_includes(roots[0].path) if _has(d, "cuda_fp16.h")]
+        take(_with_cccl(includes[0]), roots[0].origin)
         return found
     pip = _pip_includes_for(nvrtc_file)
     if pip is not None and any(_has(d, "cuda_fp16.h") for d in pip[0]):
         take(*pip)
         if curand_include(found) is not None:
             return found
-    candidates: list[tuple[str, str]] = []
+    candidates = _system_roots(nvrtc_file)
     prefix = _conda_prefix()
     if prefix:
-        candidates.append((prefix, f"conda: $CONDA_PREFIX={prefix}"))
-    if nvrtc_file:
-        root = os.path.dirname(os.path.dirname(os.path.realpath(nvrtc_file)))
-        if os.path.basename(os.path.dirname(root)) == "targets":  # .../targets/<platform>/lib
-            root = os.path.dirname(os.path.dirname(root))
-        candidates.append((root, f"system: the toolkit of {nvrtc_file}"))
-    nvcc = _on_path("nvcc")
-    if nvcc:
-        candidates.append(
-            (os.path.dirname(os.path.dirname(nvcc)), f"system: the toolkit of {nvcc}")
-        )
-    candidates.append(("/usr/local/cuda", "system: /usr/local/cuda"))
+        candidates.insert(0, Found(prefix, f"conda: $CONDA_PREFIX={prefix}"))
     for root, origin in candidates:
         includes = [d for d in _root_includes(root) if _has(d, "cuda_fp16.h")]
         if not includes:

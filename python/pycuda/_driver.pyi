@@ -1239,10 +1239,11 @@ def curand_scramble_constants32() -> Annotated[NDArray[numpy.uint32], dict(shape
 def curand_scramble_constants64() -> Annotated[NDArray[numpy.uint64], dict(shape=(20000), order='C', writable=False)]:
     """The 20000 64-bit scramble constants, read-only uint64."""
 
-def set_packaged_library_dirs(dirs: Sequence[str]) -> None:
+def set_toolkit_library_dirs(dirs: Sequence[str]) -> None:
     """
-    Folders of toolkits installed as packages (pip, conda), searched for NVRTC and cuRAND
-    after the explicit settings and before the system's.
+    Folders searched for NVRTC and cuRAND after $PYCUDA_LIBNVRTC / $PYCUDA_LIBCURAND and
+    before the loader's: the toolkit variables' (those pycuda uses), then the pip
+    packages' and conda's. Core reads none of $CUDA_HOME, $CUDA_PATH, $CUDA_ROOT.
     """
 
 def toolkit_library_candidates(title: str) -> list[str]:
@@ -1250,10 +1251,16 @@ def toolkit_library_candidates(title: str) -> list[str]:
     Where 'NVRTC' or 'cuRAND' is looked for, in order (files, or names for the loader).
     """
 
+def toolkit_library_in(title: str, dirs: Sequence[str]) -> str:
+    """
+    The first file of 'NVRTC' or 'cuRAND' in the folders dirs that this process could
+    load, or '' when they hold none.
+    """
+
 def toolkit_setting_problem(title: str) -> str:
     """
-    What is wrong with the explicit settings for 'NVRTC' or 'cuRAND' ($PYCUDA_LIBNVRTC,
-    $CUDA_HOME, ...); empty when nothing is.
+    What is wrong with the library file named for 'NVRTC' or 'cuRAND' ($PYCUDA_LIBNVRTC,
+    $PYCUDA_LIBCURAND); empty when nothing is.
     """
 
 class CompileCache:

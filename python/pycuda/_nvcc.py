@@ -17,30 +17,12 @@ from collections.abc import Sequence
 
 from pycuda._compile_args import source_text, string_list
 from pycuda._compile_cache import cache_key, disk_cache, store
+from pycuda._cuda_paths import NVCC_PLACES, find_nvcc
 from pycuda._nvcc_options import include_dirs_in, refuse_output_options
 from pycuda._user_warnings import warn_compiler_output
 from pycuda.driver import CompileError
 
 TARGETS = ("cubin", "ptx", "fatbin")
-
-
-@functools.cache
-def find_nvcc(nvcc: str) -> str | None:
-    """The nvcc executable: ``nvcc`` itself when it is a path, else from PATH, $CUDA_HOME/bin,
-    $CUDA_PATH/bin or /usr/local/cuda/bin; None when there is none."""
-    if os.path.sep in nvcc:
-        return nvcc if os.access(nvcc, os.X_OK) else None
-    # shutil, subprocess and tempfile are imported where nvcc is looked for or run, not with
-    # pycuda.compiler: most programs compile with NVRTC or hit the cache, and never need them.
-    import shutil
-
-    found = shutil.which(nvcc)
-    if found:
-        return found
-    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if root and os.access(os.path.join(root, "bin", nvcc), os.X_OK):
-            return os.path.join(root, "bin", nvcc)
-    return None
 
 
 @functools.cache
@@ -50,7 +32,7 @@ def get_nvcc_version(nvcc: str) -> str:
 
     path = find_nvcc(nvcc)
     if path is None:
-        raise OSError(f"{nvcc} not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin")
+        raise OSError(f"{nvcc} not found ({NVCC_PLACES})")
     result = subprocess.run([path, "--version"], capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise OSError(f"{path} --version failed: {result.stderr.strip()}")
@@ -118,9 +100,7 @@ def run_nvcc(source: str, options: Sequence[str], keep: bool, nvcc: str, target:
 
     path = find_nvcc(nvcc)
     if path is None:
-        raise CompileError(
-            f"{nvcc} not found (looked on PATH, in $CUDA_HOME/bin and /usr/local/cuda/bin)"
-        )
+        raise CompileError(f"{nvcc} not found ({NVCC_PLACES})")
     tmp = tempfile.mkdtemp(prefix="pycuda-compiler-")
     try:
         with open(os.path.join(tmp, "kernel.cu"), "w") as f:

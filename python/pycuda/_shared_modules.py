@@ -99,10 +99,42 @@ def _keep(handle: int, binary: bytes, loaded: LoadedModule) -> None:
     global _recent_context
     if handle != _recent_context:
         _recent.clear()
+        _recent_calls.clear()
         _recent_context = handle
     _recent[binary] = loaded
     if len(_recent) > RECENT_KEPT:
-        _recent.popitem(last=False)
+        dropped = _recent.popitem(last=False)[1]
+        for call in [c for c, (_, m) in _recent_calls.items() if m is dropped]:
+            del _recent_calls[call]
+
+
+# SourceModule calls of the current context whose module is kept (their arguments as the call
+# gave them -> the module): the tutorials' compile-in-a-loop costs one look-up (see
+# compiler.SourceModule). Only calls whose source includes no user header go here, since a hit
+# checks nothing; it goes with the kept modules.
+_recent_calls: dict[tuple, tuple[bytes, LoadedModule]] = {}
+
+
+def recent_call(call: tuple) -> LoadedModule | None:
+    """The module an earlier SourceModule ``call`` loaded in the current context and that this
+    context still keeps (now its most recently used); None if none."""
+    entry = _recent_calls.get(call)
+    if entry is None or _driver._current_context_handle() != _recent_context:
+        return None
+    try:
+        _recent.move_to_end(entry[0])
+    except KeyError:  # let go by a path that forgot its calls: load as usual
+        return None
+    return entry[1]
+
+
+def remember_call(call: tuple, binary: bytes, loaded: LoadedModule) -> None:
+    """Note that SourceModule ``call`` loaded ``binary`` as ``loaded``, if the current context
+    keeps it."""
+    if _recent.get(binary) is loaded:
+        if len(_recent_calls) >= 4 * RECENT_KEPT:
+            _recent_calls.clear()
+        _recent_calls[call] = (binary, loaded)
 
 
 def clear_recent() -> None:
@@ -110,6 +142,7 @@ def clear_recent() -> None:
     tools.clear_context_caches() calls it with the memoized kernels."""
     global _recent_context
     _recent.clear()
+    _recent_calls.clear()
     _recent_context = 0
 
 

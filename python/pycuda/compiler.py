@@ -62,6 +62,7 @@ from pycuda._compile_cache import (
     stamps_current,
     store,
 )
+from pycuda._nvcc import NVCC_PLACES as _NVCC_PLACES
 from pycuda._nvcc import TARGETS as _TARGETS
 from pycuda._nvcc import (  # noqa: F401 - part of this module's API
     compile_plain,
@@ -83,7 +84,7 @@ from pycuda._texref_rewrite import (  # noqa: F401 - part of this module's API
     rewrite_texture_includes,
     rewrite_texture_references,
 )
-from pycuda._user_warnings import warn_compiler_output, warn_user
+from pycuda._user_warnings import ToolkitSettingWarning, warn_compiler_output, warn_user  # noqa: F401 - ToolkitSettingWarning: API
 from pycuda.driver import CompileError
 
 _PACKAGE_HEADER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda")
@@ -165,7 +166,7 @@ def _why_nvcc(nvcc: str, target: str, options: Sequence[str]) -> str | None:
     if _nvrtc_file() is None:
         problem = _driver.toolkit_setting_problem("NVRTC")
         if problem:
-            # A setting the user made is never passed over for nvcc in silence.
+            # A file the user named is never passed over (a bad $CUDA_HOME is: _cuda_paths).
             raise driver.LogicError(f"pycuda.compiler: {problem}")
         if not _driver.nvrtc_available():
             return "NVRTC is not installed"
@@ -306,6 +307,17 @@ def _memo_key(
         source, tuple(options), nvcc, not no_extern_c, arch, code, cache_dir,
         tuple(include_dirs), target, device_arch,
     )  # fmt: skip
+
+
+def _plain_memo_hit(compile_args: tuple[Any, ...], binary: bytes) -> bool:
+    """True when the memo holds ``binary`` for a SourceModule's ``compile_args`` with no user
+    header to check: a later identical call may then skip the memo (SourceModule)."""
+    source, nvcc, options, _keep, no_extern_c, arch, code, cache_dir, include_dirs = compile_args
+    key = _memo_key(
+        source, nvcc, options, no_extern_c, arch, code, cache_dir, include_dirs, "cubin"
+    )
+    entry = _memo.get(key) if key is not None else None
+    return entry is not None and entry[0] is binary and not entry[1]
 
 
 _IMMUTABLE_SOURCES = (str, bytes)
@@ -453,6 +465,7 @@ def _compile_or_load(
     arch_defaulted: bool,
 ) -> tuple[bytes, list[tuple[str, int, int]]]:
     """(binary, stamps of included user headers): from the disk cache, NVRTC or nvcc."""
+    _cuda_paths.warn_ignored_settings()  # once per process, where the search first matters
     why_nvcc = _why_nvcc(nvcc, target, options)
     if why_nvcc is None:
         plan = translate_options(options, arch, code)
@@ -558,8 +571,7 @@ def _nvcc_cached(
     if _find_nvcc(nvcc) is None:
         raise CompileError(
             f"cannot compile with NVRTC ({_why_nvcc(nvcc, target, options) or 'an #include'}"
-            f" needs nvcc), and {nvcc} was not found on PATH, in $CUDA_HOME/bin or "
-            "/usr/local/cuda/bin"
+            f" needs nvcc), and {nvcc} was not found ({_NVCC_PLACES})"
         )
     nvcc_options = list(options)
     if arch is not None:
@@ -641,13 +653,24 @@ class SourceModule(CudaModule):
         cache_dir: str | bool | None = None,
         include_dirs: Iterable[str] = (),
     ) -> None:
+        # The tutorials' compile-in-a-loop: the same plain call again in the same context is
+        # one look-up of the module the context keeps (no compile memo, no load).
+        call = None
+        if options is None and not include_dirs and not keep and type(source) is str:
+            call = (source, nvcc, no_extern_c, arch, code, cache_dir)
+            loaded = _shared_modules.recent_call(call)
+            if loaded is not None and not AUTO.on:
+                self._loaded = loaded
+                self.module = loaded.module
+                self.__dict__.update(loaded.methods)
+                return
         args = (source, nvcc, options, keep, no_extern_c, arch, code, cache_dir, include_dirs)
         if AUTO.on:
-            in_range("SourceModule", self._build, arch, args)
+            in_range("SourceModule", self._build, arch, args, call)
         else:
-            self._build(arch, args)
+            self._build(arch, args, call)
 
-    def _build(self, arch: str | None, compile_args: tuple[Any, ...]) -> None:
+    def _build(self, arch: str | None, compile_args: tuple[Any, ...], call: tuple | None) -> None:
         if arch is not None:
             self._check_arch(arch)
         cubin = compile(*compile_args)
@@ -655,30 +678,20 @@ class SourceModule(CudaModule):
         self._loaded = loaded = _shared_modules.load_module(cubin)
         self.module = loaded.module
         self.__dict__.update(loaded.methods)  # what _bind_module sets, bound once
+        if call is not None and _plain_memo_hit(compile_args, cubin):
+            _shared_modules.remember_call(call, cubin, loaded)
 
 
 @functools.cache
 def _find_library(libname: str, cuda_libdir: str | None) -> str:
-    names = [f"lib{libname}.a", f"{libname}.lib"]
-    dirs = []
-    if cuda_libdir:
-        dirs.append(cuda_libdir)
-    for var in ("CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"):
-        if os.environ.get(var):
-            dirs += [os.path.join(os.environ[var], d) for d in ("lib64", "lib", "lib/x64")]
-    dirs += [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
-    dirs.append("/usr/lib/x86_64-linux-gnu")
-    for inc in _toolkit_include_dirs()[:1]:
-        # A toolkit's lib64/; a pip package's (nvidia-cuda-runtime) or conda's lib/.
-        dirs += [os.path.join(os.path.dirname(inc), d) for d in ("lib64", "lib")]
-    nvcc = _find_nvcc("nvcc")
-    if nvcc:
-        dirs.append(os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "lib64"))
-    dirs.append("/usr/local/cuda/lib64")
+    """``lib<libname>.a`` in ``cuda_libdir``, then in ``_cuda_paths.library_dirs``, in order."""
+    _cuda_paths.warn_ignored_settings()
+    dirs = [cuda_libdir] if cuda_libdir else []
+    dirs += [f.path for f in _cuda_paths.library_dirs(_nvrtc_file())]
     for d in dirs:
-        for n in names:
-            if os.path.isfile(os.path.join(d, n)):
-                return os.path.join(d, n)
+        path = os.path.join(d, f"lib{libname}.a")
+        if os.path.isfile(path):
+            return path
     raise OSError(f"lib{libname}.a not found; looked in {', '.join(dirs)} (pass cuda_libdir=)")
 
 

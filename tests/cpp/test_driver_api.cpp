@@ -60,8 +60,8 @@ private:
 
 } // namespace
 
-/// lib64/, lib/ and targets/<platform>/lib/ of a toolkit folder, each with cuRAND's sonames.
-std::vector<std::string> curand_files_under(const std::string& root) {
+/// lib64/, lib/ and targets/<platform>/lib/ of /usr/local/cuda, each with cuRAND's sonames.
+std::vector<std::string> curand_files_under_usr_local_cuda() {
 #if defined(__aarch64__)
     const std::vector<std::string> subdirs = {"/lib64/", "/lib/", "/targets/sbsa-linux/lib/",
                                               "/targets/aarch64-linux/lib/"};
@@ -71,41 +71,34 @@ std::vector<std::string> curand_files_under(const std::string& root) {
     std::vector<std::string> files;
     for (const auto& sub : subdirs)
         for (const char* name : {"libcurand.so.10", "libcurand.so"})
-            files.push_back(root + sub + name);
+            files.push_back("/usr/local/cuda" + sub + name);
     return files;
 }
 
 TEST(DriverApi, ToolkitLibraryCandidatesInTheirOrder) {
     ScopedEnv explicit_file("PYCUDA_LIBCURAND", "/x/libcurand.so.10");
-    ScopedEnv home("CUDA_HOME", "/opt/cuda");
-    ScopedEnv path("CUDA_PATH", nullptr);
-    ScopedEnv root("CUDA_ROOT", "/opt/root");
-    pycuda::set_packaged_library_dirs({"/site/nvidia/cu13/lib"});
-    // Explicit settings, then packages, then the loader's search, then /usr/local/cuda.
-    std::vector<std::string> expected = {"/x/libcurand.so.10"};
-    for (const auto& file : curand_files_under("/opt/cuda"))
-        expected.push_back(file);
-    for (const auto& file : curand_files_under("/opt/root"))
-        expected.push_back(file);
-    expected.push_back("/site/nvidia/cu13/lib/libcurand.so.10");
-    expected.push_back("/site/nvidia/cu13/lib/libcurand.so");
-    expected.push_back("libcurand.so.10");
-    expected.push_back("libcurand.so");
-    for (const auto& file : curand_files_under("/usr/local/cuda"))
+    pycuda::set_toolkit_library_dirs({"/opt/cuda/lib64", "/site/nvidia/cu13/lib"});
+    // The file, then the folders Python gave (toolkit variables', then packages'), then the
+    // loader's search, then /usr/local/cuda.
+    std::vector<std::string> expected = {"/x/libcurand.so.10",
+                                         "/opt/cuda/lib64/libcurand.so.10",
+                                         "/opt/cuda/lib64/libcurand.so",
+                                         "/site/nvidia/cu13/lib/libcurand.so.10",
+                                         "/site/nvidia/cu13/lib/libcurand.so",
+                                         "libcurand.so.10",
+                                         "libcurand.so"};
+    for (const auto& file : curand_files_under_usr_local_cuda())
         expected.push_back(file);
     EXPECT_EQ(pycuda::toolkit_library_candidates(pycuda::k_curand_library), expected);
-    pycuda::set_packaged_library_dirs({});
+    pycuda::set_toolkit_library_dirs({});
     ScopedEnv no_file("PYCUDA_LIBCURAND", nullptr);
     EXPECT_EQ(pycuda::toolkit_library_candidates(pycuda::k_curand_library).front(),
-              "/opt/cuda/lib64/libcurand.so.10");
+              "libcurand.so.10");
 }
 
-TEST(DriverApi, ABadExplicitSettingIsAnErrorNotSkipped) {
+TEST(DriverApi, ABadLibraryFileSettingIsAnErrorNotSkipped) {
     const pycuda::ToolkitLibrary absent{
         "Absent", "PYCUDA_TEST_ABSENT_LIBRARY", {"libpycuda-test-absent.so.1"}};
-    ScopedEnv home("CUDA_HOME", nullptr);
-    ScopedEnv path("CUDA_PATH", nullptr);
-    ScopedEnv root("CUDA_ROOT", nullptr);
     {
         ScopedEnv given("PYCUDA_TEST_ABSENT_LIBRARY", "/nonexistent/libx.so");
         EXPECT_NE(pycuda::explicit_setting_problem(absent).find("PYCUDA_TEST_ABSENT_LIBRARY="),
@@ -114,16 +107,45 @@ TEST(DriverApi, ABadExplicitSettingIsAnErrorNotSkipped) {
     }
     ScopedEnv unset("PYCUDA_TEST_ABSENT_LIBRARY", nullptr);
     EXPECT_EQ(pycuda::explicit_setting_problem(absent), "");
+}
+
+TEST(DriverApi, ToolkitRootVariablesAreLeftToPython) {
+    // pycuda._cuda_paths reads $CUDA_HOME, $CUDA_PATH and $CUDA_ROOT, ignores (with a warning)
+    // one that names no usable toolkit, and gives core the folders of the others. Core reads
+    // none of them: a bad one is no problem here, and no candidate comes from one.
+    const pycuda::ToolkitLibrary absent{
+        "Absent", "PYCUDA_TEST_ABSENT_LIBRARY", {"libpycuda-test-absent.so.1"}};
+    ScopedEnv unset("PYCUDA_TEST_ABSENT_LIBRARY", nullptr);
+    std::vector<std::string> without;
     {
-        ScopedEnv missing_dir("CUDA_HOME", "/nonexistent/cuda");
-        EXPECT_NE(pycuda::explicit_setting_problem(absent).find("CUDA_HOME=/nonexistent/cuda is "
-                                                                "not a directory"),
-                  std::string::npos);
+        ScopedEnv home("CUDA_HOME", nullptr);
+        ScopedEnv path("CUDA_PATH", nullptr);
+        ScopedEnv root("CUDA_ROOT", nullptr);
+        without = pycuda::toolkit_library_candidates(absent);
     }
+    ScopedEnv missing_dir("CUDA_HOME", "/nonexistent/cuda");
     ScopedEnv empty_dir("CUDA_PATH", "/");
-    EXPECT_NE(pycuda::explicit_setting_problem(absent).find("CUDA_PATH=/ holds no "
-                                                            "libpycuda-test-absent.so.1"),
-              std::string::npos);
+    ScopedEnv root("CUDA_ROOT", "/nonexistent/root");
+    EXPECT_EQ(pycuda::explicit_setting_problem(absent), "");
+    EXPECT_EQ(pycuda::toolkit_library_candidates(absent), without);
+}
+
+TEST(DriverApi, FindToolkitLibraryInNamesTheFirstLoadableFile) {
+    const pycuda::ToolkitLibrary absent{
+        "Absent", "PYCUDA_TEST_ABSENT_LIBRARY", {"libpycuda-test-absent.so.1"}};
+    char self[4096] = {};
+    ASSERT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
+    char pattern[] = "/tmp/pycuda-test-libdir-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    const std::string dir = pattern;
+    const std::string file = dir + "/libpycuda-test-absent.so.1";
+    EXPECT_EQ(pycuda::find_toolkit_library_in(absent, {"/nonexistent", dir}), "");
+    // Any ELF object of this process's kind will do as "the library": this program itself.
+    ASSERT_EQ(symlink(self, file.c_str()), 0);
+    EXPECT_EQ(pycuda::find_toolkit_library_in(absent, {"/nonexistent", dir}), file);
+    EXPECT_EQ(pycuda::find_toolkit_library_in(absent, {}), "");
+    unlink(file.c_str());
+    rmdir(dir.c_str());
 }
 
 TEST(DriverApi, LoaderPathEndsWithTheSystemDirectories) {
