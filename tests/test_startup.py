@@ -99,3 +99,29 @@ def test_a_cache_hit_in_a_new_process_opens_no_nvrtc(tmp_path):
     hit = _probe(compile_it, PYCUDA_CACHE_DIR=cache)
     assert not hit["nvrtc"]
     assert not set(hit["new"]) & (ARRAY_LAYER | NOT_AT_START)
+
+
+# A device query, run as its own program: no NumPy imported unless the program uses arrays.
+NO_NUMPY_PROBE = """
+import sys
+import pycuda.autoinit, pycuda.driver as drv
+dev = pycuda.autoinit.device
+assert dev.compute_capability() and dev.get_attribute(drv.device_attribute.WARP_SIZE)
+assert drv.Device.count() >= 1 and drv.mem_get_info()
+print("numpy loaded:", "numpy" in sys.modules)
+import numpy as np
+a = np.arange(4, dtype=np.float32)
+buf = drv.to_device(a)
+assert (drv.from_device(buf, (4,), np.float32) == a).all()
+print(type(drv.In(a)).__name__, drv.dtype_to_array_format(np.float32).name)
+"""
+
+
+def test_a_device_query_imports_no_numpy(fake_libcuda_so):
+    # NumPy's import is about a third of a short program's life (benchmarks/programs.py); the
+    # driver layer loads it at its first use (pycuda._lazy_import), and then works as before.
+    proc = run_python(NO_NUMPY_PROBE, PYCUDA_LIBCUDA=str(fake_libcuda_so))
+    assert proc.returncode == 0 and not noise_in(proc.stderr), proc.stdout + proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[0] == "numpy loaded: False"
+    assert lines[1] == "In FLOAT"

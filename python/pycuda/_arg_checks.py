@@ -9,9 +9,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-
+from pycuda._lazy_import import lazy_module
 from pycuda._user_warnings import warn_user
+
+np = lazy_module("numpy", globals(), "np")  # NumPy at first use (_lazy_import)
 
 
 def require(obj: Any, attributes: str, what: str, expected: str) -> None:

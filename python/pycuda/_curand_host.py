@@ -18,11 +18,12 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-import numpy as np
-
 from pycuda import _driver
 from pycuda._arg_checks import require_array
 from pycuda._enums import direction_vector_set  # noqa: F401 - part of this module's API
+from pycuda._lazy_import import lazy_module
+
+np = lazy_module("numpy", globals(), "np")  # NumPy at first use (_lazy_import)
 
 
 class CurandLibraryError(RuntimeError):

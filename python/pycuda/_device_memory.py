@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from pycuda import _driver
 from pycuda._arg_checks import require
+from pycuda._lazy_import import lazy_module
+
+np = lazy_module("numpy", globals(), "np")  # NumPy at first use (_lazy_import)
 
 __all__ = ["mem_alloc_like", "to_device", "from_device", "from_device_like"]
 

@@ -13,35 +13,44 @@ two 32-bit channels (``fp_tex_double``), complex64 as two and complex128 as four
 from __future__ import annotations
 
 import atexit
+import functools
 from typing import Any
-
-import numpy as np
 
 from pycuda import _driver
 from pycuda._arg_checks import require, require_str
 from pycuda._enums import address_mode, array3d_flags, array_format, filter_mode
+from pycuda._lazy_import import lazy_module
+
+np = lazy_module("numpy", globals(), "np")  # NumPy at first use (_lazy_import)
 
 # The references of modules still loaded at exit hold arrays and memory owners: release them
 # while Python and the driver still can (core/texture_reference.hpp, "Lifetime").
 atexit.register(_driver._forget_texture_references)
 
-_FORMATS = {
-    np.dtype(np.uint8): array_format.UNSIGNED_INT8,
-    np.dtype(np.uint16): array_format.UNSIGNED_INT16,
-    np.dtype(np.uint32): array_format.UNSIGNED_INT32,
-    np.dtype(np.int8): array_format.SIGNED_INT8,
-    np.dtype(np.int16): array_format.SIGNED_INT16,
-    np.dtype(np.int32): array_format.SIGNED_INT32,
-    np.dtype(np.float16): array_format.HALF,
-    np.dtype(np.float32): array_format.FLOAT,
-}
 
-# dtypes whose elements travel as several 32-bit integer channels.
-_WORD_HACKS = {
-    np.dtype(np.float64): (array_format.SIGNED_INT32, 2),
-    np.dtype(np.complex64): (array_format.SIGNED_INT32, 2),
-    np.dtype(np.complex128): (array_format.SIGNED_INT32, 4),
-}
+@functools.cache
+def _formats() -> dict[np.dtype, array_format]:
+    """The array format of each dtype a texel can be (built at first use: NumPy is lazy)."""
+    return {
+        np.dtype(np.uint8): array_format.UNSIGNED_INT8,
+        np.dtype(np.uint16): array_format.UNSIGNED_INT16,
+        np.dtype(np.uint32): array_format.UNSIGNED_INT32,
+        np.dtype(np.int8): array_format.SIGNED_INT8,
+        np.dtype(np.int16): array_format.SIGNED_INT16,
+        np.dtype(np.int32): array_format.SIGNED_INT32,
+        np.dtype(np.float16): array_format.HALF,
+        np.dtype(np.float32): array_format.FLOAT,
+    }
+
+
+@functools.cache
+def _word_hacks() -> dict[np.dtype, tuple[array_format, int]]:
+    """dtypes whose elements travel as several 32-bit integer channels."""
+    return {
+        np.dtype(np.float64): (array_format.SIGNED_INT32, 2),
+        np.dtype(np.complex64): (array_format.SIGNED_INT32, 2),
+        np.dtype(np.complex128): (array_format.SIGNED_INT32, 4),
+    }
 
 
 def dtype_to_array_format(dtype: Any) -> array_format:
@@ -49,7 +58,7 @@ def dtype_to_array_format(dtype: Any) -> array_format:
     float32); TypeError for any other dtype."""
     dtype = np.dtype(dtype)
     try:
-        return _FORMATS[dtype]
+        return _formats()[dtype]
     except KeyError:
         raise TypeError(
             f"cannot convert dtype '{dtype}' to an array format: textures hold (u)int8/16/32, "
@@ -59,8 +68,8 @@ def dtype_to_array_format(dtype: Any) -> array_format:
 
 
 def _texel(dtype: np.dtype, allow_hacks: bool) -> tuple[array_format, int]:
-    if allow_hacks and dtype in _WORD_HACKS:
-        return _WORD_HACKS[dtype]
+    if allow_hacks and dtype in _word_hacks():
+        return _word_hacks()[dtype]
     return dtype_to_array_format(dtype), 1
 
 
