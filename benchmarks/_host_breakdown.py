@@ -1,7 +1,7 @@
 """benchmarks/_host_breakdown.py: where the host cost of a small ``a+b`` goes, on a GPU.
 
 Times, in interleaved rounds (benchmarks/_host_cost.py), ``a+b`` on 1000 float32 elements, the
-C++ path alone (``_fast_ops._FLAT.binary``) and the bare ``prepared_call`` of the same kernel;
+C++ path alone (``_array_core.FLAT.binary``) and the bare ``prepared_call`` of the same kernel;
 then again with two 2^26-element arrays alive, after big operations, and after the pool freed
 its blocks (the conditions of benchmarks/arrays.py). Diagnostic, not part of the reported set:
 
@@ -23,15 +23,15 @@ def main() -> None:
     import pycuda.autoinit  # noqa: F401
     import pycuda.driver as drv
     import pycuda.gpuarray as ga
-    from pycuda import _fast_ops, cumath
+    from pycuda import _array_core, cumath
 
     sync = drv.Context.synchronize
     small = ga.to_gpu(np.ones(1000, np.float32))
     out = small + small  # the Python path makes and remembers the launch
-    state = _fast_ops._fast_context()
-    (launch,) = [v for k, v in state.kernels.items() if k[1] == 1000]
+    state = _array_core.state()
+    (launch,) = [v for k, v in state.plans.items() if k[1] == 1000]
     call, grid, block = launch[:3]
-    flat = _fast_ops._FLAT
+    flat = _array_core.FLAT
 
     def bare() -> None:
         call(grid, block, out.ptr, small.ptr, small.ptr, 1000)
@@ -56,7 +56,7 @@ def main() -> None:
     sync()
     show("after big operations")
     del x, y
-    ga._default_pool().free_held()
+    _array_core.default_pool().free_held()
     show("pool freed")
 
 

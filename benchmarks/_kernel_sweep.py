@@ -1032,17 +1032,17 @@ class Runner:
         of other dtypes, ties, NaN and misaligned arrays checked on N_ODD elements."""
         from pycuda import _arg_extremum as A
 
-        saved = (A.BLOCK, A.UNROLL)
-        A.BLOCK, A.UNROLL = v.params["block"], v.params["unroll"]
+        saved = (A.THREADS_PER_BLOCK, A.UNROLL)
+        A.THREADS_PER_BLOCK, A.UNROLL = v.params["block"], v.params["unroll"]
         dtypes = [np.float32]
-        if (A.BLOCK, A.UNROLL) == saved:  # the package's setting: every kind of dtype
+        if (A.THREADS_PER_BLOCK, A.UNROLL) == saved:  # the package's setting: every kind of dtype
             dtypes += [np.float16, np.float64, np.int32, np.uint8, np.bool_]
         try:
             kernels = {
                 (w, np.dtype(t)): A.ArgExtremumKernel(w, t) for w in ("max", "min") for t in dtypes
             }
         finally:
-            A.BLOCK, A.UNROLL = saved
+            A.THREADS_PER_BLOCK, A.UNROLL = saved
         alloc = self.pool.allocate
         k = kernels[("max", np.dtype(np.float32))]
         if "argmax" not in self.wants:

@@ -14,9 +14,9 @@
 // address not 16-byte aligned, an int outside the range its rules were resolved for) goes to
 // the Python path, which decides as it always did. The GIL guards the table.
 //
-// pycuda._reduction_kernel remembers the reductions the same way, keyed by (kernel factory,
-// dtype, context, element count), where one block reduces the whole array: what a small
-// `sum(a).get()` pays on top of its launch and copy back (docs/benchmarks.md).
+// pycuda._reduction_kernel remembers the reductions the same way, in a table of their own keyed
+// by (kernel factory, dtype, context, element count), where one block reduces the whole array:
+// what a small `sum(a).get()` pays on top of its launch and copy back (docs/benchmarks.md).
 #include "bindings/flat_launches.hpp"
 
 #include "bindings/arg_packer.hpp"
@@ -99,7 +99,7 @@ bool read_operand(PyObject* obj, Operand& out) {
 
 /// Where the blocks of `allocate` come from, into `e`: a DeviceMemoryPool (its bound allocate)
 /// or a StreamOrderedAllocator (the allocator itself); false for any other allocator.
-bool read_block_source(nb::handle allocate, FlatEntry& e) {
+bool read_block_source(nb::handle allocate, FlatLaunch& e) {
     StreamOrderedAllocatorRef* ordered = nullptr;
     if (nb::try_cast<StreamOrderedAllocatorRef*>(allocate, ordered) && ordered) {
         e.ordered = ordered->allocator;
@@ -150,7 +150,7 @@ long long served_count(PyObject* self, PyTypeObject* type) {
 /// A new block of `bytes` from `e`'s source (its address in `out`), and `e.function` launched
 /// on it: the block's address, then `args`; within an NVTX range named `range` where auto
 /// ranges are on and `range` is given (the Python path's own).
-nb::object launch_into_new_block(const FlatEntry& e, size_t bytes, std::span<PyObject* const> args,
+nb::object launch_into_new_block(const FlatLaunch& e, size_t bytes, std::span<PyObject* const> args,
                                  PyObject* range, CUdeviceptr& out) {
     nb::object gpudata = e.ordered ? new_block<StreamOrderedAllocation>(e.ordered, bytes, out)
                                    : new_block<PooledDeviceAllocation>(e.pool, bytes, out);
@@ -176,7 +176,7 @@ nb::object launch_into_new_block(const FlatEntry& e, size_t bytes, std::span<PyO
 
 } // namespace
 
-std::size_t FlatKeyHash::operator()(const FlatKey& k) const noexcept {
+std::size_t BinaryKeyHash::operator()(const BinaryKey& k) const noexcept {
     std::size_t h = std::hash<const void*>{}(k.op);
     auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
     mix(std::hash<const void*>{}(k.lhs));
@@ -184,6 +184,15 @@ std::size_t FlatKeyHash::operator()(const FlatKey& k) const noexcept {
     mix(std::hash<const void*>{}(k.context));
     mix(std::hash<long long>{}(k.n));
     mix(k.reflected);
+    return h;
+}
+
+std::size_t ReductionKeyHash::operator()(const ReductionKey& k) const noexcept {
+    std::size_t h = std::hash<const void*>{}(k.kernel_of);
+    auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+    mix(std::hash<const void*>{}(k.dtype));
+    mix(std::hash<const void*>{}(k.context));
+    mix(std::hash<long long>{}(k.n));
     return h;
 }
 
@@ -195,7 +204,7 @@ void FlatLaunches::bind(nb::handle array_type, nb::handle fallback) {
     if (!PyType_Check(array_type.ptr()) ||
         !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(array_type.ptr()), array_base_type()))
         throw nb::type_error("FlatLaunches.bind: array_type must be a subclass of ArrayBase");
-    entries_.clear();
+    clear();
     array_type_ = nb::borrow(array_type);
     fallback_ = nb::borrow(fallback);
 }
@@ -221,7 +230,7 @@ bool FlatLaunches::remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool 
     Py_ssize_t itemsize = nb::cast<Py_ssize_t>(plan.attr("itemsize"));
     nb::object convert = plan.attr("flat_convert");
     nb::object lo = plan.attr("lo"), hi = plan.attr("hi");
-    FlatEntry e;
+    BinaryEntry e;
     if (!read_block_source(allocate, e))
         return false;
     Function* f = nullptr;
@@ -231,8 +240,8 @@ bool FlatLaunches::remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool 
         return false;
     if (!PyUnicode_CheckExact(op.ptr()) || !pyapi::is_interned(op.ptr()))
         return false; // compared by address: only an interned name finds its entry again
-    if (entries_.size() >= capacity_)
-        entries_.clear();
+    if (binaries_.size() >= capacity_)
+        binaries_.clear();
     e.keep = nb::make_tuple(op, lhs, rhs);
     e.function = nb::borrow(function);
     e.grid = {grid, 1, 1};
@@ -245,8 +254,9 @@ bool FlatLaunches::remember(nb::handle op, nb::handle lhs, nb::handle rhs, bool 
     // Unbounded (a float infinity) where the rules do not depend on an int's value.
     e.lo = PyLong_Check(lo.ptr()) ? clamped(lo) : LLONG_MIN;
     e.hi = PyLong_Check(hi.ptr()) ? clamped(hi) : LLONG_MAX;
-    FlatKey key{op.ptr(), lhs.ptr(), rhs.ptr(), reinterpret_cast<CUcontext>(context), n, reflected};
-    entries_.insert_or_assign(key, std::move(e));
+    BinaryKey key{op.ptr(), lhs.ptr(), rhs.ptr(), reinterpret_cast<CUcontext>(context),
+                  n,        reflected};
+    binaries_.insert_or_assign(key, std::move(e));
     return true;
 }
 
@@ -254,7 +264,7 @@ bool FlatLaunches::remember_reduction(nb::handle kernel_of, nb::handle dtype,
                                       std::uintptr_t context, long long n, nb::handle function,
                                       unsigned block, nb::handle allocate, nb::handle result,
                                       Py_ssize_t itemsize) {
-    FlatEntry e;
+    ReductionEntry e;
     if (!read_block_source(allocate, e))
         return false;
     Function* f = nullptr;
@@ -262,20 +272,17 @@ bool FlatLaunches::remember_reduction(nb::handle kernel_of, nb::handle dtype,
         return false;
     if (!array_type_.is_valid())
         return false;
-    if (entries_.size() >= capacity_)
-        entries_.clear();
+    if (reductions_.size() >= capacity_)
+        reductions_.clear();
     e.keep = nb::make_tuple(kernel_of, dtype);
     e.function = nb::borrow(function);
     e.grid = {1, 1, 1};
     e.block = {block, 1, 1};
     e.result = nb::borrow(result);
     e.itemsize = itemsize;
-    e.strides1 = nb::steal(PyTuple_New(0)); // the 0-d result's shape and strides
     e.allocate = nb::borrow(allocate);
-    e.convert = nb::none();
-    FlatKey key{
-        kernel_of.ptr(), dtype.ptr(), nullptr, reinterpret_cast<CUcontext>(context), n, false};
-    entries_.insert_or_assign(key, std::move(e));
+    ReductionKey key{kernel_of.ptr(), dtype.ptr(), reinterpret_cast<CUcontext>(context), n};
+    reductions_.insert_or_assign(key, std::move(e));
     return true;
 }
 
@@ -293,15 +300,14 @@ nb::object FlatLaunches::reduce(PyObject* kernel_of, PyObject* array, PyObject* 
 
 nb::object FlatLaunches::try_reduce(PyObject* kernel_of, PyObject* self) {
     PyTypeObject* type = array_type();
-    long long n = entries_.empty() ? 0 : served_count(self, type);
+    long long n = reductions_.empty() ? 0 : served_count(self, type);
     Operand a;
     if (!n || !read_operand(self, a))
         return {};
-    auto it =
-        entries_.find(FlatKey{kernel_of, a.dtype, nullptr, Context::current_handle(), n, false});
-    if (it == entries_.end())
+    auto it = reductions_.find(ReductionKey{kernel_of, a.dtype, Context::current_handle(), n});
+    if (it == reductions_.end())
         return {};
-    const FlatEntry e = it->second; // (gc.collect on running out of memory may clear the table)
+    const ReductionEntry e = it->second; // (gc.collect on running out of memory may clear it)
     auto* array = reinterpret_cast<ArrayObject*>(self);
     if (array->allocator != e.allocate.ptr())
         return {};
@@ -313,27 +319,44 @@ nb::object FlatLaunches::try_reduce(PyObject* kernel_of, PyObject* self) {
     // No NVTX range: the Python path launches through prepared_call, which opens none.
     nb::object gpudata = launch_into_new_block(e, e.itemsize, args, nullptr, out);
     nb::object one = nb::steal(PyLong_FromLong(1));
-    return make_array(type, e.strides1.ptr(), e.result.ptr(), e.strides1.ptr(), one.ptr(),
-                      e.allocate.ptr(), gpudata.ptr(), out);
+    nb::object empty = nb::steal(PyTuple_New(0)); // the 0-d result's shape and strides
+    if (!one.is_valid() || !empty.is_valid())
+        throw nb::python_error();
+    return make_array(type, empty.ptr(), e.result.ptr(), empty.ptr(), one.ptr(), e.allocate.ptr(),
+                      gpudata.ptr(), out);
 }
+
+namespace {
+
+/// Visits the Python objects every remembered launch holds.
+int traverse_launch(const FlatLaunch& e, visitproc visit, void* arg) {
+    Py_VISIT(e.keep.ptr());
+    Py_VISIT(e.function.ptr());
+    Py_VISIT(e.result.ptr());
+    Py_VISIT(e.allocate.ptr());
+    return 0;
+}
+
+} // namespace
 
 int FlatLaunches::traverse(visitproc visit, void* arg) const {
     Py_VISIT(fallback_.ptr());
     Py_VISIT(array_type_.ptr());
-    for (const auto& [key, e] : entries_) {
-        Py_VISIT(e.keep.ptr());
-        Py_VISIT(e.function.ptr());
-        Py_VISIT(e.result.ptr());
+    for (const auto& [key, e] : binaries_) {
+        if (int r = traverse_launch(e, visit, arg))
+            return r;
         Py_VISIT(e.strides1.ptr());
         Py_VISIT(e.convert.ptr());
-        Py_VISIT(e.allocate.ptr());
     }
+    for (const auto& [key, e] : reductions_)
+        if (int r = traverse_launch(e, visit, arg))
+            return r;
     return 0;
 }
 
 nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* other, bool reflected) {
     PyTypeObject* type = array_type();
-    long long n = entries_.empty() ? 0 : served_count(self, type);
+    long long n = binaries_.empty() ? 0 : served_count(self, type);
     if (!n)
         return {};
     auto* array = reinterpret_cast<ArrayObject*>(self);
@@ -341,7 +364,7 @@ nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* othe
     Operand a;
     if (!read_operand(self, a))
         return {};
-    FlatKey key{op, a.dtype, nullptr, Context::current_handle(), n, reflected};
+    BinaryKey key{op, a.dtype, nullptr, Context::current_handle(), n, reflected};
     nb::object value; // the other operand as packed: its address, or the converted scalar
     bool scalar = Py_TYPE(other) != type;
     if (!scalar) {
@@ -362,12 +385,12 @@ nb::object FlatLaunches::try_binary(PyObject* self, PyObject* op, PyObject* othe
     } else {
         key.rhs = reinterpret_cast<PyObject*>(Py_TYPE(other));
     }
-    auto it = entries_.find(key);
-    if (it == entries_.end())
+    auto it = binaries_.find(key);
+    if (it == binaries_.end())
         return {};
     // A copy (references, not data): the scalar's conversion and gc.collect on running out of
     // memory run Python, which may remember or forget launches and so move the table's entries.
-    const FlatEntry e = it->second;
+    const BinaryEntry e = it->second;
     // Only arrays with the context's default allocator (and so their results) are served.
     if (array->allocator != e.allocate.ptr() ||
         (!scalar && reinterpret_cast<ArrayObject*>(other)->allocator != e.allocate.ptr()))

@@ -19,44 +19,64 @@ namespace nb = nanobind;
 
 namespace pycuda::bindings {
 
-/// What a remembered launch is found by.
-struct FlatKey {
-    PyObject* op;  // the operator's name ("add"): interned, so compared by address; or the
-                   // kernel factory of a whole-array reduction
+/// What a remembered binary-operator launch is found by.
+struct BinaryKey {
+    PyObject* op;  // the operator's name ("add"): interned, so compared by address
     PyObject* lhs; // the array's dtype
-    PyObject* rhs; // the other array's dtype, or the scalar's type; null for a reduction
+    PyObject* rhs; // the other array's dtype, or the scalar's type
     CUcontext context;
     long long n;
     bool reflected;
-    bool operator==(const FlatKey&) const = default;
+    bool operator==(const BinaryKey&) const = default;
 };
 
-struct FlatKeyHash {
-    std::size_t operator()(const FlatKey& k) const noexcept;
+struct BinaryKeyHash {
+    std::size_t operator()(const BinaryKey& k) const noexcept;
 };
 
-/// What one remembered launch needs. Holds the key's objects (so that their addresses are not
-/// reused while cached), the Function (its module and context) and where results' blocks come
-/// from: the pool, or the stream-ordered allocator.
-struct FlatEntry {
+/// What a remembered whole-array reduction is found by.
+struct ReductionKey {
+    PyObject* kernel_of; // the kernel factory (pycuda._reduce_ops._sum_kernel, ...)
+    PyObject* dtype;     // the array's dtype
+    CUcontext context;
+    long long n;
+    bool operator==(const ReductionKey&) const = default;
+};
+
+struct ReductionKeyHash {
+    std::size_t operator()(const ReductionKey& k) const noexcept;
+};
+
+/// What every remembered launch needs: the Function (its module and context), its shape,
+/// where results' blocks come from (the pool, or the stream-ordered allocator) and the
+/// result's dtype. Holds the key's objects (so that their addresses are not reused while
+/// cached).
+struct FlatLaunch {
     nb::object keep;
     nb::object function;
     Dim3 grid, block;
     nb::object result;                               // the result's dtype
     Py_ssize_t itemsize;                             // of the result
-    nb::object strides1;                             // (itemsize,); a reduction's: ()
     std::shared_ptr<DeviceMemoryPool> pool;          // null where `ordered` serves
     std::shared_ptr<StreamOrderedAllocator> ordered; // null where `pool` serves
     nb::object allocate; // the context's default allocator: served arrays have it, results get it
+};
+
+/// A binary operator's launch: its 1-D result's strides and how a scalar operand is packed.
+struct BinaryEntry : FlatLaunch {
+    nb::object strides1; // (itemsize,)
     nb::object convert;  // a scalar operand's conversion; None: packed as it is
     long long lo = LLONG_MIN, hi = LLONG_MAX; // the Python ints the rules were resolved for
 };
 
-/// The table of remembered launches (one per process, made by pycuda._operators). The GIL
-/// guards it.
+/// A whole-array reduction's one-block launch, `function(out, array, n)`: a 0-d result.
+struct ReductionEntry : FlatLaunch {};
+
+/// The tables of remembered launches, one for the binary operators and one for the
+/// reductions (one FlatLaunches per process, made by pycuda._array_core). The GIL guards them.
 class FlatLaunches {
 public:
-    /// Launches are forgotten after `capacity` of them.
+    /// Each table's launches are forgotten after `capacity` of them.
     explicit FlatLaunches(std::size_t capacity);
 
     /// Serve the exact instances of `array_type` (GPUArray, a subclass of ArrayBase) from now
@@ -89,8 +109,11 @@ public:
     nb::object reduce(PyObject* kernel_of, PyObject* array, PyObject* allocator,
                       PyObject* fallback);
 
-    void clear() { entries_.clear(); }
-    std::size_t size() const { return entries_.size(); }
+    void clear() {
+        binaries_.clear();
+        reductions_.clear();
+    }
+    std::size_t size() const { return binaries_.size() + reductions_.size(); }
     PyTypeObject* array_type() const { return reinterpret_cast<PyTypeObject*>(array_type_.ptr()); }
 
     /// The Python objects held, for the cycle collector.
@@ -103,7 +126,8 @@ private:
 
     nb::object fallback_, array_type_;
     std::size_t capacity_;
-    std::unordered_map<FlatKey, FlatEntry, FlatKeyHash> entries_;
+    std::unordered_map<BinaryKey, BinaryEntry, BinaryKeyHash> binaries_;
+    std::unordered_map<ReductionKey, ReductionEntry, ReductionKeyHash> reductions_;
 };
 
 } // namespace pycuda::bindings

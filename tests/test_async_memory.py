@@ -65,7 +65,9 @@ def test_default_allocator_comes_from_the_environment(choice, monkeypatch):
     monkeypatch.setenv("PYCUDA_DEFAULT_ALLOCATOR", "cupy")
     with pytest.raises(ValueError, match="PYCUDA_DEFAULT_ALLOCATOR.*'stream_ordered'.*'cupy'"):
         tools.get_default_allocator()
-    # Read when a context's array state is made: a bad value fails there, before any driver call.
+    # Read when a context's allocator is chosen (its first array, or In/Out, after
+    # clear_context_caches()): a bad value fails there, before any driver call.
+    tools.clear_context_caches()
     with pytest.raises(ValueError, match="PYCUDA_DEFAULT_ALLOCATOR"):
         _array_core.seams.default_allocator()
 

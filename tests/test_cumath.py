@@ -9,7 +9,7 @@ import pytest
 
 from pycuda import _array_kernels as ak
 from pycuda import cumath
-from pycuda._dtype_rules import unary_result_dtype
+from pycuda._dtype_rules import float_result_dtype
 from pycuda.compiler import compile as cuda_compile
 
 UNARY = ["fabs", "ceil", "floor", "exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin",
@@ -48,7 +48,7 @@ def test_every_function_source_compiles(dtype):
     dtype = np.dtype(dtype)
     source, k = ak.HELPERS, 0
     names = COMPLEX_OK if dtype.kind == "c" else UNARY
-    result = unary_result_dtype("float_function", dtype)
+    result = float_result_dtype(dtype)
     for name in names:
         expr = ak.unary_expression(name, dtype, result)
         source += ak.flat_kernel(f"u{k}", result, [ak.Operand(dtype)], expr, 1)
@@ -65,8 +65,8 @@ def test_every_function_source_compiles(dtype):
         ):
             source += ak.flat_kernel(f"m{k}", result, [ak.Operand(dtype)], expr, 1)
             k += 1
-        for body in ("fmod(A, B)", f"ldexp(pc_cast<{ct}>(A), (int)B)"):
-            expr = ak.binary_expression("add", result, result, result, result, body)
+        for op in ("fmod", "ldexp"):
+            expr = ak.binary_expression(op, result, result, result, result)
             ops = [ak.Operand(result), ak.Operand(result)]
             source += ak.flat_kernel(f"b{k}", result, ops, expr, 2)
             k += 1
@@ -221,6 +221,22 @@ def test_fmod_frexp_ldexp_modf(device, dtype):
     e_frac, e_whole = np.modf(x[::-2])
     np.testing.assert_array_equal(frac.get(), e_frac)
     np.testing.assert_array_equal(whole.get(), e_whole)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint8, np.uint32, np.uint64])
+def test_fmod_of_integers_is_numpys(device, dtype):
+    """NumPy's integer fmod: 0 for a zero divisor and for -1, and an unsigned divisor of all
+    ones is no -1 (uint32 5 fmod 4294967295 is 5)."""
+    from pycuda import gpuarray
+
+    info = np.iinfo(dtype)
+    a = np.array([5, 7, info.max, info.min, 0, 9], dtype)
+    m = np.array([info.max, 3, 2, -1 if info.min else 1, 0, 4], dtype)
+    with np.errstate(all="ignore"):
+        expected = np.fmod(a, m)
+    np.testing.assert_array_equal(
+        cumath.fmod(gpuarray.to_gpu(a), gpuarray.to_gpu(m)).get(), expected
+    )
 
 
 @pytest.mark.parametrize("sig_dtype", FLOATS, ids=lambda d: np.dtype(d).name)

@@ -14,15 +14,9 @@ from launch_log import FakeDevice
 from test_interop import FAKE_PTR, DLManagedTensor, HandMade, Owner
 
 from pycuda import _driver, _dtypes
-from pycuda._dtype_rules import (
-    BINARY_OPS,
-    SUPPORTED_DTYPES,
-    binary_op_dtypes,
-    kind_of,
-    promote,
-    unary_result_dtype,
-)
+from pycuda._dtype_rules import SUPPORTED_DTYPES, float_result_dtype, kind_of, promote
 from pycuda._dtypes import info
+from pycuda._ufuncs import BINARY_OPS, binary_op_dtypes
 
 needs_nvrtc = pytest.mark.skipif(not _driver.nvrtc_available(), reason="NVRTC is not installed")
 
@@ -130,7 +124,7 @@ def test_rows_agree_with_the_promotion_rules(row):
     assert promote(d, row.compute) == row.compute
     assert promote(d, row.accumulator) == row.accumulator
     assert promote(d, row.sum_dtype) == row.sum_dtype
-    assert kind_of(unary_result_dtype("float_function", d)) in "fc"
+    assert kind_of(float_result_dtype(d)) in "fc"
     for op in BINARY_OPS:
         try:
             operand, _ = binary_op_dtypes(op, d, d)
@@ -288,51 +282,15 @@ class _Recorder:
 
 
 def _elementwise_source(d):
-    """One module of the element-wise kernels over ``d``: every binary operation (arrays; a
-    scalar for two), the unary ones, casts to every row, fill and cumath functions, flat and
-    strided; and the sizes of the row's C types."""
+    """The sizes of the row's C types, as kernels see them. (Every element-wise operation's
+    kernels for every row are compiled by tests/test_ufuncs.py, over the table of
+    operations.)"""
     from pycuda import _array_kernels as ak
-    from pycuda import _cumath_expressions as ce
-    from pycuda._kernel_layout import vector_width
 
-    Operand = ak.Operand
-    kernels = [
+    return ak.HELPERS + "\n".join([
         f'static_assert(sizeof({info(d).c_name}) == {d.itemsize}, "size");',
         f'static_assert(sizeof({info(d).compute_c_name}) == {info(d).compute.itemsize}, "s");',
-    ]
-
-    def add(out, operands, expr, strided=False):
-        sizes = [out.itemsize] + [op.dtype.itemsize for op in operands if not op.scalar]
-        width = min(vector_width(s, [0]) for s in sizes)
-        kernels.append(ak.flat_kernel(f"k{len(kernels)}", out, operands, expr, width))
-        if strided:
-            kernels.append(ak.strided_kernel(f"k{len(kernels)}", out, operands, expr, 2))
-
-    for op in BINARY_OPS:
-        try:
-            operand, result = binary_op_dtypes(op, d, d)
-        except (TypeError, ValueError):
-            continue
-        add(result, (Operand(d), Operand(d)), ak.binary_expression(op, d, d, operand, result),
-            strided=op == "add")  # fmt: skip
-        if op in ("add", "power"):
-            expr = ak.binary_expression(op, d, operand, operand, result)
-            add(result, (Operand(d), Operand(operand, True)), expr)
-    for other in SUPPORTED_DTYPES:
-        add(other, (Operand(d),), ak.unary_expression("cast", d, other), strided=other == d)
-    for op in ("negative", "positive", "absolute", "invert", "logical_not"):
-        try:
-            out = unary_result_dtype(op, d)
-        except TypeError:
-            continue
-        add(out, (Operand(d),), ak.unary_expression(op, d, out))
-    add(d, (Operand(d, True),), ak.unary_expression("cast", d, d))  # fill
-    out = unary_result_dtype("float_function", d)
-    add(out, (Operand(d),), ak.unary_expression("sqrt", d, out))
-    if kind_of(d) != "b":  # NumPy has no sign of bools
-        add(d, (Operand(d),), ce.sign(d))
-    add(np.dtype(np.bool_), (Operand(d),), ce.classify("isnan", d))
-    return ak.HELPERS + "\n".join(kernels)
+    ])  # fmt: skip
 
 
 def _whole_array_reductions(d):
@@ -393,7 +351,8 @@ def _compile(source):
 
 @needs_nvrtc
 def test_every_generator_compiles_for_every_row(monkeypatch):
-    """Element-wise (binary, unary, casts, fill, cumath), whole-array reductions (sum, dot,
+    """The row's C types' sizes (element-wise operations: tests/test_ufuncs.py), whole-array
+    reductions (sum, dot,
     max, min, argmax, any, all), axis reductions, scans (flat and along an axis) and gathers
     (take, put, fancy indexing), for every row of the table, each distinct source compiled
     once for sm_90, two at a time; and the Philox fills of curandom for their dtypes."""

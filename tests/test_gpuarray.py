@@ -14,8 +14,8 @@ import pytest
 
 from pycuda import _array_core, gpuarray
 from pycuda import _array_kernels as ak
-from pycuda._dtype_rules import BINARY_OPS, binary_op_dtypes, unary_result_dtype
 from pycuda._kernel_layout import RowsLayout
+from pycuda._ufuncs import OPERATORS, binary_op_dtypes, result_dtype
 from pycuda.compiler import compile as cuda_compile
 from pycuda.gpuarray import GPUArray
 
@@ -24,7 +24,7 @@ DTYPES = [
     np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
 ]  # fmt: skip
 NAMES = [np.dtype(d).name for d in DTYPES]
-OPS = list(BINARY_OPS)
+OPS = [*OPERATORS, "maximum", "minimum"]
 UNARY = ("negative", "positive", "absolute", "invert", "conj", "logical_not")
 
 
@@ -45,8 +45,7 @@ def _all_kernels(dtype: np.dtype) -> str:
         k += 1
     for op in UNARY:
         try:
-            result = dtype if op == "conj" else unary_result_dtype(op, dtype)
-            result = np.dtype(bool) if op == "logical_not" else result
+            result = dtype if op == "conj" else result_dtype(op, dtype)
         except TypeError:
             continue
         expr = ak.unary_expression(op, dtype, result)
@@ -535,7 +534,7 @@ def test_unary_operators(device, dtype):
         for name, func in [("negative", operator.neg), ("absolute", abs),
                            ("invert", operator.invert), ("positive", operator.pos)]:  # fmt: skip
             try:
-                unary_result_dtype(name, dtype)
+                result_dtype(name, dtype)
             except TypeError:
                 with pytest.raises(TypeError):
                     func(ga)

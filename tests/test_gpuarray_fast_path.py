@@ -16,7 +16,7 @@ from launch_log import Memory
 
 from pycuda import _array_core, gpuarray
 from pycuda import _operators as ops
-from pycuda._dtype_rules import BINARY_OPS
+from pycuda._ufuncs import BINARY_OPS
 from pycuda.gpuarray import GPUArray
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int32, np.uint64, np.int64, np.float16, np.float32,
@@ -301,7 +301,8 @@ def test_launch_cache_is_bounded(recorder, monkeypatch):
         a = GPUArray((n,), np.float32)
         a + a
         assert recorder.calls[-1][5] == _Config(n, recorder.calls[-1][4]).grid
-    assert len(_array_core.STATES[0].plans) <= 4
+    state = _array_core.STATES[0]
+    assert len(state.plans) <= 4 and len(state.grids) <= 4
 
 
 def test_empty_0d_is_what_the_constructor_makes(recorder):

@@ -1,9 +1,18 @@
-"""Tests for pycuda._launch_config: PyCUDA's splay and the grid-stride launch configuration."""
+"""Tests for pycuda._launch_config: PyCUDA's splay, the grid-stride launch configuration, the
+one block size and resident wave, and the one device query they are fed from."""
 
 import numpy as np
 import pytest
 
-from pycuda._launch_config import LaunchConfig, grid_stride_config, just_enough_config, splay
+from pycuda._launch_config import (
+    THREADS_PER_BLOCK,
+    LaunchConfig,
+    grid_stride_config,
+    just_enough_config,
+    one_wave,
+    resident_blocks,
+    splay,
+)
 
 
 @pytest.mark.parametrize(
@@ -73,3 +82,63 @@ def test_bad_arguments(kwargs, message):
         grid_stride_config(**kwargs)
     with pytest.raises(ValueError):
         splay(-1, 10)
+
+
+def test_one_wave_and_resident_blocks():
+    from pycuda import driver
+
+    assert THREADS_PER_BLOCK == 256
+    assert one_wave(2048 // THREADS_PER_BLOCK, 132) == 1056
+    assert one_wave(0, 132) == 132  # a block too large for the thread count: one each
+
+    class Occupancy:
+        def __init__(self, answer):
+            self.answer = answer
+
+        def max_active_blocks_per_multiprocessor(self, block):
+            assert block == THREADS_PER_BLOCK
+            if isinstance(self.answer, Exception):
+                raise self.answer
+            return self.answer
+
+    assert resident_blocks(Occupancy(3), THREADS_PER_BLOCK, 132, 999) == 396
+    assert resident_blocks(Occupancy(0), THREADS_PER_BLOCK, 132, 999) == 999
+    assert resident_blocks(Occupancy(driver.LogicError("no")), THREADS_PER_BLOCK, 132, 999) == 999
+    assert resident_blocks(object(), THREADS_PER_BLOCK, 132, 999) == 999  # no occupancy query
+
+
+def test_launch_sizing_asks_the_device_once_per_context(monkeypatch):
+    """Reductions, argmax/argmin, axis reductions, the element-wise grids and curandom all size
+    their launches from _array_core.device_counts(), which reads the device once."""
+    import array_seams
+    from launch_log import FakeDevice, LaunchLog
+
+    from pycuda import _arg_extremum, _array_core, _axis_reduction, compiler, curandom, driver
+    from pycuda.reduction import ReductionKernel
+
+    asked = []
+
+    class CountingDevice(FakeDevice):
+        def get_attribute(self, attr):
+            asked.append(attr)
+            return super().get_attribute(attr)
+
+    monkeypatch.setattr(compiler, "SourceModule", LaunchLog().module)
+    monkeypatch.setattr(driver.Context, "get_device", staticmethod(CountingDevice))
+    array_seams.replace(monkeypatch)
+    forget = (_array_core.device_counts, _axis_reduction._wave)
+    for f in forget:
+        f.clear_cache()
+    try:
+        k = ReductionKernel(np.float32, "0", "a+b", arguments="const float *in")
+        assert set(k._max_blocks.values()) == {132 * 8}  # one wave of 256-thread blocks
+        arg = _arg_extremum.ArgExtremumKernel("max", np.float32)
+        assert set(arg._resident.values()) == {132 * 8}
+        assert _axis_reduction._wave() == 132 * 8
+        assert curandom._multiprocessor_count() == 132
+        assert curandom._resident_threads() == 132 * 2048
+        assert _array_core.device_launch_config(10**8).blocks == 132 * 8
+        assert len(asked) == 2  # the multiprocessors and their threads, once
+    finally:
+        for f in forget:  # not this stand-in's answer for later tests' contexts
+            f.clear_cache()

@@ -1,8 +1,9 @@
 """Tests of gpuarray.sum/max/min over whole plain arrays (reduction.reduce_whole): their plans,
-looked up per context by (factory, dtype, n, address % 16), must launch exactly what the general
-path (ReductionKernel.__call__ with all its checks) launches, give the same result arrays, be
-used only where they apply, and be kept per context. CPU (recorded launches) and GPU (values
-against NumPy and the general path)."""
+looked up per context by (kernel, n, aligned) as every plain call of the kernel does (the kernel
+by (factory, dtype)), must launch exactly what the general path (ReductionKernel.__call__ with
+all its checks) launches, give the same result arrays, be used only where they apply, and be
+kept per context. CPU (recorded launches) and GPU (values against NumPy and the general
+path)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 from launch_log import FakeDevice, LaunchLog, Memory, without_new_memory
 
-from pycuda import _array_core, _operators, _reduce_ops, gpuarray, reduction
+from pycuda import _array_core, _reduce_ops, gpuarray, reduction
 from pycuda._dtypes import info
 from pycuda.gpuarray import GPUArray
 
@@ -51,10 +52,22 @@ _FACTORIES = (_reduce_ops._sum_kernel, _reduce_ops._max_kernel, _reduce_ops._min
 
 
 def _entries(handle=0):
-    """The whole-array reductions' plans of the context ``handle`` (keyed by their factory)."""
+    """The plans of the context ``handle`` of the kernels of the module functions' factories
+    (keyed by (kernel, n, aligned))."""
     state = _array_core.STATES.get(handle)
-    plans = {} if state is None else state.plans
-    return {k: v for k, v in plans.items() if isinstance(k, tuple) and k[0] in _FACTORIES}
+    if state is None:
+        return {}
+    kernels = {id(k) for (f, _), k in state.reduction_kernels.items() if f in _FACTORIES and k}
+    return {key: plan for key, plan in state.reductions.items() if id(key[0]) in kernels}
+
+
+def _plan(factory, a, handle=0):
+    """The plan reduce_whole launches ``a`` by (``factory``'s kernel), or None."""
+    state = _array_core.STATES.get(handle)
+    krnl = None if state is None else state.reduction_kernels.get((factory, a.dtype))
+    if krnl is None:
+        return None
+    return state.reductions.get((krnl, a.size, krnl._aligned(a.ptr)))
 
 
 def _general(krnl, a, allocator):
@@ -80,8 +93,7 @@ def _check_launches(rec, what, a, allocator):
     fast = getattr(gpuarray, what)(a, allocator=allocator)
     fast_calls = rec.calls[:]
     factory = {"sum": _reduce_ops._sum_kernel, "max": _reduce_ops._max_kernel}.get(what)
-    key = (factory or _reduce_ops._min_kernel, a.dtype, a.size, a.ptr & 15)
-    assert key in _entries()  # it was taken: its entry is there
+    assert _plan(factory or _reduce_ops._min_kernel, a) is not None  # taken: its entry is there
     count = len(_entries())
     assert fast_calls[-1][3][0] == fast.ptr  # the last launch writes the result
     rec.calls.clear()
@@ -127,7 +139,7 @@ def test_allocators_as_the_general_path(recorder):
             a = GPUArray((n,), np.float32, array_allocator)
             for allocator in (None, Memory(1 << 35).allocate):
                 _check_launches(recorder, "sum", a, allocator)
-                _array_core.state().plans.clear()
+                _array_core.state().reductions.clear()
     gpuarray.sum(GPUArray((10**7,), np.float32))  # no allocator: the partials from the pool
     out_ptr, partials = recorder.calls[-1][3][:2]
     assert partials < 1 << 40 and out_ptr < 1 << 40 and partials != out_ptr
@@ -207,7 +219,9 @@ def test_entries_per_context_cleared_and_bounded(recorder, monkeypatch):
     for n in range(1, 20):
         gpuarray.sum(GPUArray((n,), np.float32))
         assert recorder.calls[-1][3][-1] == n
-    assert 0 < len(_entries(1234)) and len(_array_core.STATES[1234].plans) <= 4
+    state = _array_core.STATES[1234]
+    assert 0 < len(_entries(1234)) and len(state.reductions) <= 4
+    assert len(state.reduction_kernels) <= 4
 
 
 # {{{ CPU, against the fake driver: the one-block launches served in C++ (FLAT.reduce)
@@ -217,7 +231,7 @@ def test_one_block_reductions_are_served_in_cpp(fake_libcuda_so):
     fake_libcuda.run_on_fake(
         fake_libcuda_so,
         """
-        from pycuda import _array_core, _operators, _reduce_ops, gpuarray, tools
+        from pycuda import _array_core, _reduce_ops, gpuarray, tools
         from pycuda.gpuarray import GPUArray
 
         def launches():
@@ -243,8 +257,10 @@ def test_one_block_reductions_are_served_in_cpp(fake_libcuda_so):
                     a = gpuarray.zeros(n, dtype)
                     first = getattr(gpuarray, what)(a)  # the Python path decides, remembers
                     assert len(calls) == 1, (what, dtype, n)
-                    plan = _array_core.state().plans[(calls[0][0], a.dtype, n, 0)]
-                    count, before = len(_operators.FLAT), launches()
+                    state = _array_core.state()
+                    krnl = state.reduction_kernels[(calls[0][0], a.dtype)]
+                    plan = state.reductions[(krnl, n, krnl._aligned(a.ptr))]
+                    count, before = len(_array_core.FLAT), launches()
                     second = getattr(gpuarray, what)(a)
                     if plan.stage2 is not None:  # two launches: the Python path's again
                         assert len(calls) == 2 and launches() == before + 2, (what, dtype, n)
@@ -252,7 +268,7 @@ def test_one_block_reductions_are_served_in_cpp(fake_libcuda_so):
                         continue
                     served.add((what, dtype, n))  # in C++: one launch
                     assert len(calls) == 1 and launches() == before + 1, (what, dtype, n)
-                    assert len(_operators.FLAT) == count
+                    assert len(_array_core.FLAT) == count
                     assert type(second) is GPUArray and second.ptr == int(second.gpudata)
                     assert [getattr(second, k) for k in keys] == [getattr(first, k) for k in keys]
                     assert vars(second).keys() == vars(first).keys()
@@ -294,7 +310,7 @@ def test_one_block_reductions_are_served_in_cpp(fake_libcuda_so):
         gpuarray.sum(a)
         assert len(calls) == 1
         tools.clear_context_caches()
-        assert len(_operators.FLAT) == 0
+        assert len(_array_core.FLAT) == 0
         gpuarray.sum(a), gpuarray.sum(a)  # a's allocator is no longer the context's
         assert len(calls) == 3
         c = gpuarray.zeros(1000, np.float32)
@@ -350,8 +366,7 @@ def _assert_sum_close(got, host):
 def test_fast_sum_against_numpy_and_the_general_path(ctx, dtype, n):
     for a, h in _aligned_and_not(dtype, n):
         fast = gpuarray.sum(a)
-        state = _array_core.STATES[ctx.handle]
-        assert (_reduce_ops._sum_kernel, dtype, n, a.ptr & 15) in state.plans
+        assert _plan(_reduce_ops._sum_kernel, a, ctx.handle) is not None
         general = _general(_kernel_of("sum", dtype), a, None)
         got = fast.get()
         assert got.shape == () and got.dtype == general.dtype == np.sum(h).dtype
@@ -381,12 +396,12 @@ def test_served_reductions_match_the_python_path(ctx, monkeypatch, dtype, n):
         return python_path(*args)
 
     monkeypatch.setattr(_reduce_ops, "reduce_whole", counted)
-    _operators.FLAT.clear()  # earlier tests' launches, which FLAT would serve from the start
+    _array_core.FLAT.clear()  # earlier tests' launches, which FLAT would serve from the start
     host = _host_data(dtype, n)
     a = gpuarray.to_gpu(host)
     for what in ("sum", "max", "min") if dtype.kind != "c" else ("sum",):
         first = getattr(gpuarray, what)(a)  # the Python path, which remembers a one-block launch
-        plan = _array_core.STATES[ctx.handle].plans[(calls[0][0], dtype, n, 0)]
+        plan = _plan(calls[0][0], a, ctx.handle)
         second = getattr(gpuarray, what)(a)  # then served by FLAT.reduce in C++
         assert len(calls) == (1 if plan.stage2 is None else 2)
         calls.clear()

@@ -270,7 +270,7 @@ def test_plain_arrays_launch_what_the_general_path_launches(launch_log, n):
         assert launch_log.calls[-1][3][0] == out.ptr and out.shape == () and out._c
         assert out.dtype == np.float32 and out.allocator is allocate and type(out) is GPUArray
         state = _array_core.state()
-        assert (k, n, k._aligned(a.ptr)) in state.plans  # the plan it launched from is kept
+        assert (k, n, k._aligned(a.ptr)) in state.reductions  # the plan it launched from is kept
         launch_log.calls.clear()
         k(general)
         assert plain_calls == without_new_memory(launch_log.calls)

@@ -16,12 +16,12 @@ import pytest
 from pycuda import _array_core, gpuarray
 from pycuda import _array_kernels as ak
 from pycuda._kernel_layout import (
-    ROWS_BLOCK,
     RowsLayout,
     kernel_layout,
     rows_launch,
     rows_layout,
 )
+from pycuda._launch_config import THREADS_PER_BLOCK
 from pycuda.compiler import compile as cuda_compile
 
 F4, F8, I1, C8 = (np.dtype(t) for t in (np.float32, np.float64, np.int8, np.complex64))
@@ -41,7 +41,7 @@ def test_rows_launch_covers_every_vector_with_few_idle_threads(length, width):
             assert vectors < 32
             continue
         (gx, gy, gz), (bx, by, bz) = geometry
-        assert bx * by == ROWS_BLOCK and gz == bz == 1
+        assert bx * by == THREADS_PER_BLOCK and gz == bz == 1
         assert bx & (bx - 1) == 0 and gx >= 1 and 1 <= gy <= 65535
         assert gx * bx >= vectors  # one trip covers a row; the kernel strides over more rows
         assert gy * by >= rows or gy == 65535

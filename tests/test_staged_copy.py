@@ -418,25 +418,33 @@ def test_four_threads_on_the_device(ctx):
 # }}}
 
 
-# Which pool a handler's device copy comes from: the arrays' once the array layer is imported,
-# else the handlers' own (the tutorials' first program imports the driver and the compiler
+# Which pool a handler's device copy comes from: the context's one allocator, whether or not the
+# array layer was imported (the tutorials' first program imports the driver and the compiler
 # only). Per case: what the program imports, and what it checks after the common part.
 _POOL_CASES = {
-    "arrays": (
-        "from pycuda import _arg_handlers, _array_core, gpuarray  # noqa: F401",
+    "then arrays": (
+        "import sys",
         """
-        assert _arg_handlers.allocator is _array_core.context_allocator
-        assert not _arg_handlers._POOLS
+        assert "pycuda._array_core" not in sys.modules and "pycuda.gpuarray" not in sys.modules
+        from pycuda import _array_core, _default_allocator, gpuarray
+
+        # GPUArrays' temporaries come from the pool the handlers' copies came from.
+        assert _array_core.context_allocator() is _default_allocator.context_allocator()
+        block = gpuarray.empty(1 << 18, np.float32).gpudata
+        assert type(block).__name__ == "PooledDeviceAllocation" and int(block) == address
+        del block
+        assert int(drv.In(a).get_device_alloc()) == address
         """,
     ),
     "handlers": (
-        "import sys\nfrom pycuda import _arg_handlers, tools",
+        "import sys\nfrom pycuda import _default_allocator, tools",
         """
-        assert "pycuda._array_core" not in sys.modules
-        (context, pool), = _arg_handlers._POOLS.values()
-        assert context == drv.Context.get_current() and pool.held_blocks == 1
+        assert "pycuda._array_core" not in sys.modules and "pycuda.gpuarray" not in sys.modules
+        (kept,) = _default_allocator._KEPT.values()
+        assert kept.context == drv.Context.get_current() and kept.pool.held_blocks == 1
+        assert kept.allocate.__self__ is kept.pool
         tools.clear_context_caches()  # the pool goes with the other per-context caches
-        assert not _arg_handlers._POOLS
+        assert not _default_allocator._KEPT
         """,
     ),
 }

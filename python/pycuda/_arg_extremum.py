@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 
 from pycuda import _array_core as core
-from pycuda import _dtypes, compiler, driver
-from pycuda._reduction_parts import REDUCTION_HELPERS, minmax_neutral, resident_blocks
+from pycuda import _dtypes, compiler
+from pycuda._launch_config import THREADS_PER_BLOCK, one_wave, resident_blocks
+from pycuda._reduction_parts import REDUCTION_HELPERS, minmax_neutral
 
-BLOCK = 256
 STAGE2_BLOCK = 1024
 UNROLL = 2  # 16-byte loads in flight per thread and trip
 
@@ -142,7 +142,9 @@ __device__ __forceinline__ void pr_block(pr_key &bv, long long &bi) {{
 """
 
 
-def source(what: str, dtype: Any, name: str, block: int = BLOCK, unroll: int = UNROLL) -> str:
+def source(
+    what: str, dtype: Any, name: str, block: int = THREADS_PER_BLOCK, unroll: int = UNROLL
+) -> str:
     """The CUDA source of ``name``_stage1, _stage1_vec (16-byte loads) and _stage2."""
     dtype = np.dtype(dtype)
     neutral = minmax_neutral(what, dtype)  # refuses complex values
@@ -182,7 +184,7 @@ class ArgExtremumKernel:
         self.what = what
         self.dtype = np.dtype(dtype)
         name = name or f"arg{what}_kernel"
-        self.block, self.unroll = BLOCK, UNROLL
+        self.block, self.unroll = THREADS_PER_BLOCK, UNROLL
         self.source = source(what, self.dtype, name, self.block, self.unroll)
         self.module = compiler.SourceModule(self.source, no_extern_c=True)
         self.stage1_func = self.module.get_function(f"{name}_stage1")
@@ -191,11 +193,10 @@ class ArgExtremumKernel:
         for f in (self.stage1_func, self.stage1_vec_func):
             f.prepare("PPq")
         self.stage2_func.prepare("PPq")
-        dev = driver.Context.get_device()
-        sms = dev.get_attribute(driver.device_attribute.MULTIPROCESSOR_COUNT)
-        per_sm = dev.get_attribute(driver.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)
+        sms, per_sm = core.device_counts()
+        fallback = one_wave(per_sm // self.block, sms)
         self._resident = {
-            f: resident_blocks(f, self.block, sms, sms * max(1, per_sm // self.block))
+            f: resident_blocks(f, self.block, sms, fallback)
             for f in (self.stage1_func, self.stage1_vec_func)
         }
         self._pair_bytes = 16  # pycuda_arg_best: a value of at most 8 bytes and an index

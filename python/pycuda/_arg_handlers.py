@@ -9,39 +9,18 @@ copies are synchronous; with a stream they are queued on it (use page-locked arr
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import numpy as np
+from pycuda._default_allocator import context_allocator
+from pycuda._driver import memcpy_dtoh, memcpy_dtoh_async, memcpy_htod, memcpy_htod_async
+from pycuda._lazy_import import lazy_module
 
-from pycuda import _driver
+np = lazy_module("numpy", globals(), "np")  # NumPy at first use (_lazy_import)
 
-# The handlers' own pools, one per context, used until the array layer is imported: by
-# context handle, each kept with its Context (so that the handle is not reused while kept).
-# tools.clear_context_caches() forgets them with the other per-context caches.
-_POOLS: dict[int, tuple[Any, Any]] = {}
-
-
-def _own_pool_allocator() -> Callable[[int], Any]:
-    handle = _driver._current_context_handle()
-    kept = _POOLS.get(handle)
-    if kept is None:
-        kept = _POOLS[handle] = (_driver.Context.get_current(), _driver.DeviceMemoryPool())
-    return kept[1].allocate
-
-
-def forget_pools() -> None:
-    """Drop the handlers' own pools, freeing the blocks they hold (clear_context_caches)."""
-    _POOLS.clear()
-
-
-# Where handlers take their device copies. A handler usually lives for one call, and a
-# cuMemAlloc/cuMemFree pair per call cost more than copying a few MiB: so they come from a
-# memory pool of the current context. Until the array layer is imported (pycuda.gpuarray and
-# the modules that make arrays) that is a pool of their own; the array layer then replaces
-# this with its allocator, sharing its pool with GPUArrays. This module sits below that layer
-# and cannot import it.
-allocator: Callable[[], Callable[[int], Any]] = _own_pool_allocator
+# A handler usually lives for one call, and a cuMemAlloc/cuMemFree pair per call cost more than
+# copying a few MiB: so its device copy comes from the current context's allocator, the one its
+# GPUArrays' temporaries come from (its caching pool by default), whether or not the array
+# layer was imported.
 
 
 class ArgumentHandler:
@@ -57,12 +36,13 @@ class ArgumentHandler:
         self.dev_alloc: Any = None
 
     def get_device_alloc(self) -> Any:
-        """The device copy (allocated on first use, at least one byte, by ``allocator()``)."""
+        """The device copy (allocated on first use, at least one byte, from the context's
+        allocator: pycuda._default_allocator.context_allocator())."""
         if self.dev_alloc is None:
             nbytes = getattr(self.array, "nbytes", None)
             if nbytes is None:
                 nbytes = np.asarray(self.array).nbytes
-            self.dev_alloc = allocator()(max(nbytes, 1))
+            self.dev_alloc = context_allocator()(max(nbytes, 1))
         return self.dev_alloc
 
     def pre_call(self, stream: Any) -> None:
@@ -77,8 +57,6 @@ class In(ArgumentHandler):
 
     def pre_call(self, stream: Any) -> None:
         """Copy the host array into the device copy (on `stream` when one is given)."""
-        from pycuda._driver import memcpy_htod, memcpy_htod_async
-
         if stream is None:
             memcpy_htod(self.get_device_alloc(), self.array)
         else:
@@ -90,8 +68,6 @@ class Out(ArgumentHandler):
 
     def post_call(self, stream: Any) -> None:
         """Copy the device copy back into the host array (on `stream` when one is given)."""
-        from pycuda._driver import memcpy_dtoh, memcpy_dtoh_async
-
         if stream is None:
             memcpy_dtoh(self.array, self.get_device_alloc())
         else:

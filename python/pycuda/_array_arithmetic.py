@@ -11,13 +11,17 @@ import numpy as np
 
 from pycuda import _array_core as core
 from pycuda import _operators as ops
+from pycuda import _ufuncs
 from pycuda._array_core import ArrayBase
 from pycuda._broadcast import broadcast_shapes
-from pycuda._dtype_rules import unary_result_dtype
+from pycuda._ufuncs import unary_op_dtypes
 
 
 class Arithmetic:
-    """The arithmetic of an array class (GPUArray's): a mixin over :class:`ArrayBase`."""
+    """The arithmetic of an array class (GPUArray's): a mixin over :class:`ArrayBase`. Its
+    Python operators are set below, one per dunder name of the table of operations."""
+
+    __hash__: Any = None  # __eq__ is element-wise (GPUArray defines its own hash)
 
     def mul_add(
         self,
@@ -106,104 +110,53 @@ class Arithmetic:
         reflected: bool = False,
         out: ArrayBase | None = None,
         stream: Any = None,
-        body: str | None = None,
-        result_dtype: Any = None,
     ) -> ArrayBase:
         """``self op other`` with NumPy's rules (broadcasting, strides, ``out=``)."""
-        return ops.binary(self, op, other, reflected, out, stream, body, result_dtype)
+        return ops.binary(self, op, other, reflected, out, stream)
 
-    # The binary operators (NumPy's rules, any operands): C++ method descriptors
-    # (_operators.binary_operator) that launch remembered flat kernels for plain contiguous
-    # operands without a Python frame, and call _operators.binary for everything else.
-    __add__ = ops.binary_operator("__add__", "add")
-    __radd__ = ops.binary_operator("__radd__", "add", reflected=True)
 
-    def __iadd__(self, other: Any) -> ArrayBase:
-        return ops.inplace(self, "add", other)
+# {{{ the operators, from the rows of pycuda._ufuncs
 
-    __sub__ = ops.binary_operator("__sub__", "subtract")
-    __rsub__ = ops.binary_operator("__rsub__", "subtract", reflected=True)
 
-    def __isub__(self, other: Any) -> ArrayBase:
-        return ops.inplace(self, "subtract", other)
+def _inplace_operator(name: str, op: str) -> Any:
+    def method(self: ArrayBase, other: Any) -> ArrayBase:
+        return ops.inplace(self, op, other)
 
-    __mul__ = ops.binary_operator("__mul__", "multiply")
-    __rmul__ = ops.binary_operator("__rmul__", "multiply", reflected=True)
+    method.__name__, method.__qualname__ = name, f"Arithmetic.{name}"
+    return method
 
-    def __imul__(self, other: Any) -> ArrayBase:
-        return ops.inplace(self, "multiply", other)
 
-    __truediv__ = ops.binary_operator("__truediv__", "true_divide")
-    __rtruediv__ = ops.binary_operator("__rtruediv__", "true_divide", reflected=True)
+def _unary_operator(name: str, op: str) -> Any:
+    def method(self: ArrayBase) -> ArrayBase:
+        return ops.unary(self, op, unary_op_dtypes(op, self.dtype)[1])
 
-    def __itruediv__(self, other: Any) -> ArrayBase:
-        return ops.inplace(self, "true_divide", other)
+    method.__name__, method.__qualname__ = name, f"Arithmetic.{name}"
+    return method
 
-    __div__, __rdiv__, __idiv__ = __truediv__, __rtruediv__, __itruediv__
 
-    __floordiv__ = ops.binary_operator("__floordiv__", "floor_divide")
-    __rfloordiv__ = ops.binary_operator("__rfloordiv__", "floor_divide", reflected=True)
+def _operators() -> dict[str, Any]:
+    """Every row's dunders: binary operators are C++ method descriptors
+    (_operators.binary_operator) that launch remembered flat kernels for plain contiguous
+    operands without a Python frame, and call _operators.binary for everything else; in-place
+    ones call _operators.inplace, unary ones _operators.unary. A row's later names (``__div__``)
+    are aliases of its first."""
+    methods: dict[str, Any] = {}
+    for row in _ufuncs.rows():
+        made = []
+        if row.arity == 1 and row.dunders:
+            made.append((row.dunders, _unary_operator(row.dunders[0], row.name)))
+        elif row.dunders:
+            made.append((row.dunders, ops.binary_operator(row.dunders[0], row.name)))
+        if row.rdunders:
+            made.append((row.rdunders, ops.binary_operator(row.rdunders[0], row.name, True)))
+        if row.idunders:
+            made.append((row.idunders, _inplace_operator(row.idunders[0], row.name)))
+        for names, method in made:
+            methods.update(dict.fromkeys(names, method))
+    return methods
 
-    def __ifloordiv__(self, other: Any) -> ArrayBase:
-        return ops.inplace(self, "floor_divide", other)
 
-    __mod__ = ops.binary_operator("__mod__", "remainder")
-    __rmod__ = ops.binary_operator("__rmod__", "remainder", reflected=True)
+for _name, _method in _operators().items():
+    setattr(Arithmetic, _name, _method)
 
-    def __imod__(self, other: Any) -> ArrayBase:
-        return ops.inplace(self, "remainder", other)
-
-    __pow__ = ops.binary_operator("__pow__", "power")
-    __rpow__ = ops.binary_operator("__rpow__", "power", reflected=True)
-
-    def __ipow__(self, other: Any) -> ArrayBase:
-        return ops.inplace(self, "power", other)
-
-    __and__ = ops.binary_operator("__and__", "bitwise_and")
-    __rand__ = ops.binary_operator("__rand__", "bitwise_and", reflected=True)
-
-    def __iand__(self, other: Any) -> ArrayBase:
-        return ops.inplace(self, "bitwise_and", other)
-
-    __or__ = ops.binary_operator("__or__", "bitwise_or")
-    __ror__ = ops.binary_operator("__ror__", "bitwise_or", reflected=True)
-
-    def __ior__(self, other: Any) -> ArrayBase:
-        return ops.inplace(self, "bitwise_or", other)
-
-    __xor__ = ops.binary_operator("__xor__", "bitwise_xor")
-    __rxor__ = ops.binary_operator("__rxor__", "bitwise_xor", reflected=True)
-
-    def __ixor__(self, other: Any) -> ArrayBase:
-        return ops.inplace(self, "bitwise_xor", other)
-
-    __lshift__ = ops.binary_operator("__lshift__", "left_shift")
-    __rlshift__ = ops.binary_operator("__rlshift__", "left_shift", reflected=True)
-
-    def __ilshift__(self, other: Any) -> ArrayBase:
-        return ops.inplace(self, "left_shift", other)
-
-    __rshift__ = ops.binary_operator("__rshift__", "right_shift")
-    __rrshift__ = ops.binary_operator("__rrshift__", "right_shift", reflected=True)
-
-    def __irshift__(self, other: Any) -> ArrayBase:
-        return ops.inplace(self, "right_shift", other)
-
-    __eq__ = ops.binary_operator("__eq__", "equal")
-    __ne__ = ops.binary_operator("__ne__", "not_equal")
-    __lt__ = ops.binary_operator("__lt__", "less")
-    __le__ = ops.binary_operator("__le__", "less_equal")
-    __gt__ = ops.binary_operator("__gt__", "greater")
-    __ge__ = ops.binary_operator("__ge__", "greater_equal")
-
-    def __neg__(self) -> ArrayBase:
-        return ops.unary(self, "negative", unary_result_dtype("negative", self.dtype))
-
-    def __pos__(self) -> ArrayBase:
-        return ops.unary(self, "positive", unary_result_dtype("positive", self.dtype))
-
-    def __abs__(self) -> ArrayBase:
-        return ops.unary(self, "absolute", unary_result_dtype("absolute", self.dtype))
-
-    def __invert__(self) -> ArrayBase:
-        return ops.unary(self, "invert", unary_result_dtype("invert", self.dtype))
+# }}}

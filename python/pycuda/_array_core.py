@@ -3,9 +3,11 @@
 It owns what the operations share and nothing above it may hold a second copy of:
 - the array class (GPUArray registers itself here) and how results are made (``new_result``,
   through a subclass's ``_new_like_me``/``_new_with_changes``);
-- each context's state: the one allocator arrays hold (its caching pool's, unless
-  ``_default_allocator`` chose another) and its cache of launch plans and launch
-  configurations (``state()``), forgotten by ``tools.clear_context_caches()``;
+- each context's state: the one allocator arrays hold (``_default_allocator``'s for the
+  context: its caching pool's unless another was chosen) and its tables of launch decisions
+  (``state()``: flat launches, grids, reduction plans), with their C++ half ``FLAT``, all
+  forgotten by ``tools.clear_context_caches()``;
+- the one question launch sizing asks the device (``device_counts()``);
 - one ``launch()`` of a prepared function, and the element-wise machinery every module launches
   through (``kernel``, ``elementwise``, ``scalar_value``);
 - ``seams``: the few things tests replace (the kernel compiler, the default allocator, the
@@ -25,23 +27,27 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import _arg_handlers, _default_allocator, _driver, compiler
+from pycuda import _default_allocator, _driver, compiler
 from pycuda import driver as drv
 from pycuda._array_kernels import HELPERS, Operand, kernel_source
 from pycuda._broadcast import broadcast_strides
 from pycuda._dtypes import scalar_value  # noqa: F401 - the modules' scalar operands
 from pycuda._kernel_layout import STRIDED, kernel_layout, rows_launch, rows_layout, vector_width
-from pycuda._launch_config import LaunchConfig, grid_stride_config, just_enough_config
+from pycuda._launch_config import (
+    THREADS_PER_BLOCK,
+    LaunchConfig,
+    grid_stride_config,
+    just_enough_config,
+)
 from pycuda._nvtx import AUTO, AutoRange
 from pycuda._shape import compact_strides, like_strides, size_of, span_bytes
 from pycuda.tools import context_dependent_memoize, context_dependent_memoized_functions
 
 ArrayBase = _driver.ArrayBase
 KERNEL_NAME = "pycuda_elwise"
-MAX_ENTRIES = 4096  # plans and launch configurations kept per context (then forgotten, remade)
+MAX_ENTRIES = 4096  # entries of each cache of a context's state (then forgotten, remade)
 # Below this many elements the strided kernels split indices in 32 bits.
 _INDEX32_LIMIT = 2**31
-_THREADS_PER_BLOCK = 256
 
 
 # {{{ the array class
@@ -85,37 +91,14 @@ def is_array(x: Any) -> bool:
 
 # }}}
 
-# {{{ seams: what tests replace
+# {{{ the device, and seams: what tests replace
 
 
 @context_dependent_memoize
-def _default_pool() -> Any:
-    return drv.DeviceMemoryPool()
-
-
-@context_dependent_memoize
-def _stream_ordered_allocator() -> Any:
-    return _driver.StreamOrderedAllocator()
-
-
-def _chosen_allocator() -> Callable[[int], Any]:
-    """The allocator _default_allocator's choice gives the current context."""
-    kind = _default_allocator.get_default_allocator()
-    if kind == "pool":
-        return _default_pool().allocate
-    if kind == "stream_ordered":
-        return _stream_ordered_allocator()
-    allocate = kind()
-    if not callable(allocate):
-        raise TypeError(
-            f"the default allocator factory {kind!r} returned {allocate!r}, which is not "
-            "callable (an allocator is called with a byte count)"
-        )
-    return allocate
-
-
-@context_dependent_memoize
-def _device_counts() -> tuple[int, int]:
+def device_counts() -> tuple[int, int]:
+    """The current context's device: (multiprocessors, most resident threads per
+    multiprocessor), read once per context. The one question the package's launch sizing asks
+    the device (pycuda._launch_config turns the answer into waves and grids)."""
     dev = drv.Context.get_device()
     attr = drv.device_attribute
     return (
@@ -134,8 +117,8 @@ def device_launch_config(
     ``items_per_thread`` items per thread (the default for several items per trip, which keep
     several loads in flight and stream fastest that way).
     """
-    mps, threads_per_mp = _device_counts()
-    threads = min(_THREADS_PER_BLOCK, threads_per_mp)
+    mps, threads_per_mp = device_counts()
+    threads = min(THREADS_PER_BLOCK, threads_per_mp)
     if one_wave is None:
         one_wave = items_per_thread == 1
     if one_wave:
@@ -161,9 +144,12 @@ class Seams:
     kernel: Callable[..., Any] = staticmethod(_compiled_kernel)
     """``kernel(kind, out_dtype, operands, expr, p)``: the prepared element-wise kernel
     (``_array_kernels.kernel_source`` names the kinds)."""
-    default_allocator: Callable[[], Callable[[int], Any]] = staticmethod(_chosen_allocator)
-    """The allocator of a new context's arrays (the allocate of its DeviceMemoryPool, unless
-    ``pycuda.tools.set_default_allocator`` or ``$PYCUDA_DEFAULT_ALLOCATOR`` chose another)."""
+    default_allocator: Callable[[], Callable[[int], Any]] = staticmethod(
+        _default_allocator.context_allocator
+    )
+    """The allocator of a new context's arrays: the context's own (pycuda._default_allocator:
+    the allocate of its DeviceMemoryPool, unless ``pycuda.tools.set_default_allocator`` or
+    ``$PYCUDA_DEFAULT_ALLOCATOR`` chose another), which In/Out/InOut take their copies from."""
     driver: Any = _driver
     """The copy and set functions arrays use (memcpy_htod/dtoh/dtod[_async], memset_d8...)."""
     launch_config: Callable[..., Any] = staticmethod(device_launch_config)
@@ -180,12 +166,31 @@ seams = Seams()
 # {{{ per-context state
 
 
+def _kept(table: dict[Any, Any], key: Any, value: Any) -> Any:
+    """``table[key] = value`` (forgetting the table once it holds MAX_ENTRIES); returns value."""
+    if len(table) >= MAX_ENTRIES:
+        table.clear()
+    table[key] = value
+    return value
+
+
 class ContextState:
     """What the array layer keeps per context: the context (so that its handle, the key, is not
-    reused while kept), the allocator its arrays share, and the cache of launch plans and
-    configurations (``plans``: element-wise flat launches, reductions' launches, grids)."""
+    reused while kept), the allocator its arrays share, and its launch decisions, one table per
+    kind (each bounded by MAX_ENTRIES), which the hot paths read directly and these accessors
+    fill on a miss:
 
-    __slots__ = ("allocate", "context", "flat", "plans")
+    - ``plans``: the operators' flat launches, ``(Plan, n, width)`` -> ``(prepared_call, grid,
+      block, Function)`` (:meth:`flat_launch`; pycuda._operators);
+    - ``grids``: ``(n, items)`` -> ``(grid, block)`` of a flat launch (:meth:`grid`);
+    - ``reductions``: ``(ReductionKernel, n, aligned)`` -> its ReductionPlan (:meth:`reduction`;
+      whole-array reductions by their kernel, however they are called);
+    - ``reduction_kernels``: ``(kernel factory, dtype)`` -> the factory's ReductionKernel, or
+      None where plain calls of it have no plan (pycuda._reduction_kernel.reduce_whole).
+
+    The C++ half of the same decisions is ``FLAT`` (forgotten with the states)."""
+
+    __slots__ = ("allocate", "context", "flat", "grids", "plans", "reduction_kernels", "reductions")
 
     def __init__(self, context: Any, allocate: Callable[[int], Any]) -> None:
         self.context = context
@@ -195,14 +200,56 @@ class ContextState:
         self.flat = isinstance(allocate, _driver.StreamOrderedAllocator) or isinstance(
             getattr(allocate, "__self__", None), _driver.DeviceMemoryPool
         )
-        self.plans: dict[Any, Any] = {}
+        self.plans: dict[tuple[Any, int, int], tuple[Any, ...]] = {}
+        self.grids: dict[tuple[int, int], tuple[Any, Any]] = {}
+        self.reductions: dict[tuple[Any, int, bool], Any] = {}
+        self.reduction_kernels: dict[tuple[Any, np.dtype], Any] = {}
 
-    def remember(self, key: Any, plan: Any) -> Any:
-        """``plans[key] = plan`` (forgetting all once there are MAX_ENTRIES); returns plan."""
-        if len(self.plans) >= MAX_ENTRIES:
-            self.plans.clear()
-        self.plans[key] = plan
+    def remember(self, key: tuple[Any, int, int], launch: tuple[Any, ...]) -> tuple[Any, ...]:
+        """``plans[key] = launch``: a flat launch ``(prepared_call, grid, block, Function)``
+        the operators made for ``key`` = ``(plan, n, width)``; returns ``launch``."""
+        return _kept(self.plans, key, launch)
+
+    def flat_launch(self, plan: Any, n: int, width: int) -> tuple[Any, ...]:
+        """``(prepared_call, grid, block, Function)`` of the flat kernel of ``plan`` (an
+        operator's Plan: ``result``, ``operands``, ``expr``) over ``n`` elements at vector
+        width ``width``, made on first use and kept in ``plans``."""
+        launch = self.plans.get((plan, n, width))
+        if launch is None:
+            func = seams.kernel("flat", plan.result, plan.operands, plan.expr, width)
+            grid, block = self.grid(n, width)
+            launch = self.remember((plan, n, width), (func.prepared_call, grid, block, func))
+        return launch
+
+    def grid(self, n: int, items: int) -> tuple[Any, Any]:
+        """``(grid, block)`` of a flat launch over ``n`` elements, ``items`` per thread and
+        trip (``seams.launch_config``'s), kept in ``grids``."""
+        launch = self.grids.get((n, items))
+        if launch is None:
+            config = seams.launch_config(n, items)
+            launch = _kept(self.grids, (n, items), (config.grid, config.block))
+        return launch
+
+    def reduction(self, kernel: Any, n: int, aligned: bool) -> Any:
+        """The ReductionPlan of ``kernel`` (a one-array ReductionKernel) over ``n`` elements,
+        with 16-byte loads where ``aligned``: the kernel's own decision (its
+        ``_launch_plan``), kept in ``reductions``."""
+        plan = self.reductions.get((kernel, n, aligned))
+        if plan is None:
+            plan = _kept(self.reductions, (kernel, n, aligned), kernel._launch_plan(n, aligned))
         return plan
+
+    def reduction_kernel(self, kernel_of: Callable[[np.dtype], Any], dtype: np.dtype) -> Any:
+        """``kernel_of(dtype)`` (a memoized factory of ReductionKernels, whose call costs more
+        than this look-up) where it reduces plain arrays of ``dtype`` by a plan (its
+        ``_single`` says so), else None; kept in ``reduction_kernels``. Raises what
+        ``kernel_of`` raises."""
+        key = (kernel_of, dtype)
+        if key in self.reduction_kernels:
+            return self.reduction_kernels[key]
+        kernel = kernel_of(dtype)
+        single = kernel._single
+        return _kept(self.reduction_kernels, key, kernel if single and single[0] == dtype else None)
 
 
 # The current context's handle (0 without one) -> its state.
@@ -222,33 +269,26 @@ def state() -> ContextState:
 
 
 def context_allocator() -> Callable[[int], Any]:
-    """The allocator of arrays that are given none: the current context's one ``allocate`` of
-    its pool, the same object for every such array (the flat launches know them by it)."""
+    """The allocator of arrays that are given none: the current context's state's
+    ``allocate`` (by default pycuda._default_allocator.context_allocator(), the allocate of its
+    pool), the same object for every such array (the flat launches know them by it)."""
     return (STATES.get(seams.context_handle()) or _new_state()).allocate
-
-
-# In/Out/InOut's device copies come from the arrays' allocator too (pycuda/_arg_handlers.py).
-_arg_handlers.allocator = context_allocator
 
 
 def default_pool() -> Any:
     """The current context's DeviceMemoryPool (whose allocate arrays hold by default)."""
-    return _default_pool()
+    return _default_allocator.context_pool()
+
+
+# The C++ half of the launch cache (bindings/flat_launches.cpp): the flat launches of the
+# binary operators and the one-block whole-array reductions, served without running Python.
+# pycuda._operators binds it to GPUArray and its Python fallback; forgotten with the states.
+FLAT = _driver.FlatLaunches(MAX_ENTRIES)
 
 
 def _forget_states() -> None:
     STATES.clear()
-    for forget in _FORGET:
-        forget()
-
-
-# Other keepers of per-context things (the C++ flat launches) forgotten with the states.
-_FORGET: list[Callable[[], None]] = []
-
-
-def on_forget(forget: Callable[[], None]) -> None:
-    """Call ``forget()`` whenever the per-context states are forgotten."""
-    _FORGET.append(forget)
+    FLAT.clear()
 
 
 # tools.clear_context_caches() forgets the states with the memoized kernels.
@@ -261,12 +301,7 @@ _default_allocator.on_change(_forget_states)
 def grid_block(n: int, items: int = 1) -> tuple[Any, Any]:
     """``seams.launch_config(n, items)``'s grid and block, kept in the context's state."""
     st = STATES.get(seams.context_handle()) or _new_state()
-    key = ("grid", n, items)
-    launch = st.plans.get(key)
-    if launch is None:
-        config = seams.launch_config(n, items)
-        launch = st.remember(key, (config.grid, config.block))
-    return launch
+    return st.grids.get((n, items)) or st.grid(n, items)
 
 
 # }}}

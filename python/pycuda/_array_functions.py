@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pycuda import _array_core as core
+from pycuda import _fusion_hook as fusion_hook
 from pycuda import _operators as ops
 from pycuda._arg_checks import require, require_array
 from pycuda._array_kernels import compute_ctype
@@ -119,22 +120,18 @@ def arange(*args: Any, **kwargs: Any) -> GPUArray:
     return to_gpu_async(host, allocator, stream)
 
 
-def binary_function(
-    op: str,
-    a: Any,
-    b: Any,
-    out: Any,
-    stream: Any,
-    body: str | None = None,
-    result_dtype: Any = None,
-) -> Any:
-    """`a op b` element-wise where either operand is a GPUArray (the other an array or a
-    scalar): the array operators' general path, for cumath's functions of two operands."""
+def binary_function(op: str, a: Any, b: Any, out: Any, stream: Any) -> Any:
+    """`a op b` element-wise (``op`` a binary row of pycuda._ufuncs) where either operand is a
+    GPUArray (the other an array or a scalar): the array operators' path, for the module
+    functions and cumath's functions of two operands."""
     if core.is_array(a):
-        return ops.binary(a, op, b, False, out, stream, body, result_dtype)
+        return ops.binary(a, op, b, False, out, stream)
     if core.is_array(b):
-        return ops.binary(b, op, a, True, out, stream, body, result_dtype)
-    raise TypeError(f"{op}: at least one argument must be a GPUArray")
+        return ops.binary(b, op, a, True, out, stream)
+    traced = fusion_hook.call("binary_function", (a, b), {"op": op, "out": out, "stream": stream})
+    if traced is NotImplemented:
+        raise TypeError(f"{op}: at least one argument must be a GPUArray")
+    return traced
 
 
 def maximum(a: Any, b: Any, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
@@ -149,18 +146,21 @@ def minimum(a: Any, b: Any, out: GPUArray | None = None, stream: Any = None) -> 
 
 def logical_and(x1: Any, x2: Any, /, out: GPUArray | None = None, *, allocator: Any = None):
     """Element-wise ``x1 and x2`` as a bool array."""
-    return binary_function("equal", x1, x2, out, None, "(pc_cast<bool>(A) && pc_cast<bool>(B))")
+    return binary_function("logical_and", x1, x2, out, None)
 
 
 def logical_or(x1: Any, x2: Any, /, out: GPUArray | None = None, *, allocator: Any = None):
     """Element-wise ``x1 or x2`` as a bool array."""
-    return binary_function("equal", x1, x2, out, None, "(pc_cast<bool>(A) || pc_cast<bool>(B))")
+    return binary_function("logical_or", x1, x2, out, None)
 
 
 def logical_not(x: GPUArray, /, out: GPUArray | None = None, *, allocator: Any = None):
     """Element-wise ``not x`` as a bool array."""
     if not core.is_array(x):
-        raise TypeError(f"logical_not takes a GPUArray, got {type(x).__name__}")
+        traced = fusion_hook.call("unary", (x,), {"op": "logical_not", "out": out})
+        if traced is NotImplemented:
+            raise TypeError(f"logical_not takes a GPUArray, got {type(x).__name__}")
+        return traced
     return ops.unary(x, "logical_not", np.dtype(np.bool_), out)
 
 
@@ -168,7 +168,11 @@ def _select(
     condition: str, criterion: GPUArray, then_: Any, else_: Any, out: Any, stream: Any
 ) -> GPUArray:
     if not core.is_array(criterion):
-        raise TypeError(f"the criterion must be a GPUArray, got {type(criterion).__name__}")
+        params = {"condition": condition, "out": out, "stream": stream}
+        traced = fusion_hook.call("select", (criterion, then_, else_), params)
+        if traced is NotImplemented:
+            raise TypeError(f"the criterion must be a GPUArray, got {type(criterion).__name__}")
+        return traced
     operands = [criterion, then_, else_]
     shapes = [x.shape for x in operands if core.is_array(x)]
     shape = broadcast_shapes(*shapes)

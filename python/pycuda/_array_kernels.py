@@ -24,16 +24,14 @@ from __future__ import annotations
 
 import functools
 import itertools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pycuda import _dtypes
+from pycuda import _dtypes, _ufuncs
 from pycuda._c_types import dtype_to_ctype
-from pycuda._dtype_rules import kind_of
 from pycuda._kernel_layout import CONTIGUOUS, STRIDED, RowsLayout
 
 # Device helpers every generated kernel includes: NumPy's casts and its integer and float
@@ -483,102 +481,23 @@ def kernel_source(
     raise ValueError(f"unknown element-wise kernel kind {kind!r}")
 
 
-# {{{ C expressions of NumPy's operations
-
-_BINARY_C = {
-    "add": "(A + B)",
-    "subtract": "(A - B)",
-    "multiply": "(A * B)",
-    "true_divide": "(A / B)",
-    "equal": "(A == B)",
-    "not_equal": "(A != B)",
-    "less": "(A < B)",
-    "less_equal": "(A <= B)",
-    "greater": "(A > B)",
-    "greater_equal": "(A >= B)",
-    "bitwise_and": "(A & B)",
-    "bitwise_or": "(A | B)",
-    "bitwise_xor": "(A ^ B)",
-    "left_shift": "pc_lshift(A, B)",
-    "right_shift": "pc_rshift(A, B)",
-}
-
-
-def binary_c(op: str, dtype: np.dtype) -> str:
-    """The C of NumPy's binary ``op`` on operands ``A`` and ``B`` of the compute type of
-    ``dtype`` (before any cast of the result)."""
-    kind = kind_of(dtype)
-    if kind == "b" and op == "add":
-        return "(A || B)"
-    if kind == "b" and op == "multiply":
-        return "(A && B)"
-    if kind == "c" and op in ("less", "less_equal"):
-        return f"pc_c{op[0]}{'e' if op.endswith('equal') else 't'}(A, B)"
-    if kind == "c" and op in ("greater", "greater_equal"):
-        return f"pc_c{'le' if op.endswith('equal') else 'lt'}(B, A)"
-    if op in ("maximum", "minimum"):
-        # NumPy's: NaN propagates (A != A), ties keep the first operand, complex by lexicographic
-        # order.
-        cmp = {"maximum": ">=", "minimum": "<="}[op]
-        if kind == "c":
-            first = "pc_cle(B, A)" if op == "maximum" else "pc_cle(A, B)"
-        else:
-            first = f"(A {cmp} B)"
-        return f"(({first} || A != A) ? A : B)"
-    if op == "floor_divide":
-        return "pc_floordiv_int(A, B)" if kind in "iu" else "pc_floordiv_f(A, B)"
-    if op == "remainder":
-        return "pc_mod_int(A, B)" if kind in "iu" else "pc_mod_f(A, B)"
-    if op == "power":
-        return "pc_pow_int(A, B)" if kind in "iu" else "pow(A, B)"
-    return _BINARY_C[op]
+# {{{ C expressions of NumPy's operations (the rows of pycuda._ufuncs)
 
 
 @functools.lru_cache(maxsize=4096)
-def binary_expression(
-    op: str, a: np.dtype, b: np.dtype, operand: np.dtype, out: np.dtype, body: str | None = None
-) -> str:
-    """``out(op(operand(x0), operand(x1)))``: the C expression of a NumPy binary ufunc.
-
-    ``body`` replaces the operation's own C (written with ``A`` and ``B`` for the operands).
-    """
-    ct = compute_ctype(operand)
-    body = binary_c(op, operand) if body is None else body
-    body = re.sub(r"\bA\b", f"pc_cast<{ct}>(x0)", body)
-    body = re.sub(r"\bB\b", f"pc_cast<{ct}>(x1)", body)
-    return f"pc_cast<{dtype_to_ctype(out)}>({body})"
+def binary_expression(op: str, a: np.dtype, b: np.dtype, operand: np.dtype, out: np.dtype) -> str:
+    """``out(op(operand(x0), operand(x1)))``: the C expression of the binary operation ``op``
+    (a row of ``pycuda._ufuncs``) on operands ``x0`` of dtype ``a`` and ``x1`` of ``b``."""
+    return _ufuncs.render(op, ("x0", "x1"), operand, out)
 
 
 @functools.lru_cache(maxsize=4096)
-def unary_expression(op: str, operand: np.dtype, out: np.dtype) -> str:
-    """The C expression of a unary operation (``negative``, ``absolute``, ``invert``,
-    ``positive``, ``cast``, ``conj``, ``real``, ``imag``, or a cumath function name)."""
-    ct = compute_ctype(operand)
-    kind = kind_of(operand)
-    a = f"pc_cast<{ct}>(x0)"
-    if op in ("positive", "cast"):
-        body = a
-    elif op == "negative":
-        body = f"(-{a})"
-    elif op == "absolute":
-        body = f"pc_abs_int({a})" if kind in "iu" else (a if kind == "b" else f"abs({a})")
-    elif op == "invert":
-        body = f"(!{a})" if kind == "b" else f"(~{a})"
-    elif op == "conj":
-        body = f"conj({a})" if kind == "c" else a
-    elif op == "real":
-        body = f"{a}.real()" if kind == "c" else a
-    elif op == "logical_not":
-        body = f"(!pc_cast<bool>({a}))"
-    elif op == "imag":
-        body = f"{a}.imag()"
-    else:
-        # A math function: real operands are computed in the result's type (sqrt of an int32
-        # in double, of a float16 in float), complex ones use pycuda::complex's overloads.
-        if kind != "c":
-            a = f"pc_cast<{compute_ctype(out)}>(x0)"
-        body = f"{op}({a})"
-    return f"pc_cast<{dtype_to_ctype(out)}>({body})"
+def unary_expression(op: str, dtype: np.dtype, out: np.dtype) -> str:
+    """``out(op(x0))`` for an operand ``x0`` of ``dtype``: the C expression of the unary
+    operation ``op`` (a row of ``pycuda._ufuncs``: ``negative``, ``cast``, ``conj``, a cumath
+    function...), computed in its operand dtype (sqrt of an int32 in double), cast to ``out``."""
+    operand = _ufuncs.op_dtypes(op, dtype)[0]
+    return _ufuncs.render(op, ("x0",), operand, out)
 
 
 # }}}

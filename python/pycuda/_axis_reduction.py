@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from pycuda import _array_core as core
-from pycuda import compiler, driver
+from pycuda import compiler
 from pycuda._axis_kernels import (
     ReduceOp,
     arg_format,
@@ -46,6 +46,7 @@ from pycuda._axis_plan import (
 )
 from pycuda._c_types import dtype_to_ctype
 from pycuda._dtypes import find, info
+from pycuda._launch_config import THREADS_PER_BLOCK, one_wave
 from pycuda.reduction import get_minmax_neutral
 from pycuda.tools import context_dependent_memoize
 
@@ -171,11 +172,9 @@ def _module(op: ReduceOp, kept: int, red: int, vec: int = 0) -> dict[tuple[str, 
 
 @context_dependent_memoize
 def _wave() -> int:
-    """How many 256-thread blocks the current device holds at once."""
-    dev = driver.Context.get_device()
-    sms = dev.get_attribute(driver.device_attribute.MULTIPROCESSOR_COUNT)
-    per_sm = dev.get_attribute(driver.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)
-    return max(1, sms * max(1, per_sm // 256))
+    """How many blocks of THREADS_PER_BLOCK threads the current device holds at once."""
+    sms, per_sm = core.device_counts()
+    return one_wave(per_sm // THREADS_PER_BLOCK, sms)
 
 
 def _launch(func: Any, launch: Any, stream: Any, args: list[Any]) -> None:

@@ -24,12 +24,13 @@ from pycuda._array_kernels import HELPERS as _ARRAY_HELPERS
 from pycuda._axis_plan import axis_layout, normalize_axes
 from pycuda._c_types import dtype_to_ctype
 from pycuda._dtypes import info
+from pycuda._launch_config import THREADS_PER_BLOCK
 from pycuda.scan import InclusiveScanKernel
 from pycuda.tools import context_dependent_memoize
 
 _NAME = "pycuda_axis_scan"
 _ITEMS = 8  # elements each thread of a block-kind scan takes per tile
-_BLOCK = 256
+_BLOCK = THREADS_PER_BLOCK  # named in the kernels' text
 _FEW_ROWS, _LONG = 16, 1 << 16  # rows this few and this long go to the single-pass scan
 _OPS = {"cumsum": ("a+b", "0"), "cumprod": ("a*b", "1")}
 

@@ -40,8 +40,8 @@ from pycuda._curand_sources import (
     gen_poisson_inplace_info,
     high_word_info,
 )
+from pycuda._launch_config import THREADS_PER_BLOCK
 
-BLOCK = 256  # threads per block of every kernel made here
 SOBOL_WAVES = 16  # a Sobol fill's parts: about this many waves of resident threads
 SOBOL_ROWS = 8  # direction vectors that `starts` lays out in rows (b < 8: 255 steps of 256)
 _PHILOX = "curandStatePhilox4_32_10_t"
@@ -275,7 +275,7 @@ def _wide_kernels(spec: GeneratorSpec) -> str:
     text = []
     for name, (vector, call, count, stores) in _PHILOX_WIDE.items():
         out, draw = single[name]
-        keys = {"block": BLOCK, "state_type": spec.state, "name": name, "out_type": out,
+        keys = {"block": THREADS_PER_BLOCK, "state_type": spec.state, "name": name, "out_type": out,
                 "params": params.get(name, ""), "vector": vector, "call": call,
                 "count": count, "last": count - 1, "stores": stores, "draw": draw}  # fmt: skip
         text.append(_WIDE % keys)
@@ -300,7 +300,8 @@ def split_source(spec: GeneratorSpec) -> str:
         return 'extern "C" {\n' + _wide_kernels(spec) + "}\n"
     if not kind:
         return ""
-    keys: dict[str, Any] = {"state_type": spec.state, "block": BLOCK, "word": spec.word_type,
+    keys: dict[str, Any] = {"state_type": spec.state, "block": THREADS_PER_BLOCK,
+                            "word": spec.word_type,
                             "ffs": "__ffs" if spec.bits == 32 else "__ffsll",
                             "rows": SOBOL_ROWS}  # fmt: skip
     text = [_STARTS % keys]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pycuda._launch_config import THREADS_PER_BLOCK
 from pycuda._shape import Shape
 
 
@@ -101,8 +102,6 @@ def vector_width(itemsize: int, addresses: Sequence[int], max_bytes: int = 16) -
 
 # Where an operand's elements lie along the innermost merged axis of a rows kernel.
 CONTIGUOUS, BROADCAST, STRIDED = "c", "b", "s"
-# Threads of a rows kernel's block; a warp takes 32 neighbouring vectors of one row.
-ROWS_BLOCK = 256
 # Rows of fewer than 32 vectors (less than a warp) whose padding to a power of two would leave
 # more than this part of the threads idle keep the element-wise strided kernel.
 _MAX_IDLE = 0.25
@@ -172,8 +171,9 @@ def rows_launch(
     for short rows that would leave too many threads idle (the element-wise strided kernel
     serves them).
 
-    Thread ``(x, y)`` takes vector ``x`` (elements ``x*width ...``) of row ``y``; ``blockDim.x``
-    is the power of two of at most ``ROWS_BLOCK`` that pads the row's vectors least (the
+    A block has THREADS_PER_BLOCK threads. Thread ``(x, y)`` takes vector ``x`` (elements
+    ``x*width ...``) of row ``y`` (a warp: 32 neighbouring vectors of one row); ``blockDim.x``
+    is the power of two of at most ``THREADS_PER_BLOCK`` that pads the row's vectors least (the
     widest among equals), the rest of the block takes further rows. Every thread makes one
     vector of a row, and where that would take more than ``max_blocks`` blocks the grid has
     fewer rows of blocks and the kernel's loop strides over the rest: a block per 4 KiB of
@@ -184,14 +184,14 @@ def rows_launch(
         raise ValueError(f"need positive rows, length and width, got {rows}, {length}, {width}")
     vectors = -(-length // width)
     if vectors >= 32:
-        candidates = [32, 64, 128, ROWS_BLOCK]
+        candidates = [32, 64, 128, THREADS_PER_BLOCK]
     else:
         candidates = [1 << (vectors - 1).bit_length()]
     bx = min(candidates, key=lambda b: (-(-vectors // b) * b, -b))
     padded = -(-vectors // bx) * bx
     if vectors < 32 and padded - vectors > _MAX_IDLE * padded:
         return None
-    by = ROWS_BLOCK // bx
+    by = THREADS_PER_BLOCK // bx
     gx = min(-(-vectors // bx), _MAX_GRID_X)
     gy = min(-(-rows // by), _MAX_GRID_Y)
     if max_blocks is not None:

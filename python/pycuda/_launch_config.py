@@ -1,13 +1,25 @@
-"""Launch configurations for element-wise kernels: PyCUDA's ``splay`` heuristic and modern ones.
+"""Launch sizing, in one place: the threads per block of the package's kernels, how many blocks
+make one resident wave, and the launch configurations of element-wise kernels (PyCUDA's
+``splay`` heuristic and modern ones).
 
-Both take the device's counts as arguments, so they are pure arithmetic; ``gpuarray.splay(n,
-dev)`` reads ``MULTIPROCESSOR_COUNT`` and ``WARP_SIZE`` from the device and calls :func:`splay`.
+Everything here takes the device's counts as arguments, so it is pure arithmetic (but for
+``resident_blocks``, which asks the kernel its occupancy). The one query of the device is
+``pycuda._array_core.device_counts()`` (multiprocessors, threads per multiprocessor; memoized
+per context); ``gpuarray.splay(n, dev)`` reads ``MULTIPROCESSOR_COUNT`` and ``WARP_SIZE``
+itself, as the original's does, and calls :func:`splay`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from pycuda._driver import Error
+
+# Threads per block of the package's generated kernels (element-wise, reductions and their
+# axis forms, scans along an axis, argmax/argmin, the rows kernel, Philox and the cuRAND split
+# fills). A tuning change is this one edit; kernels whose text names it take it from here.
+THREADS_PER_BLOCK = 256
 # PyCUDA's heuristic: at most 128 threads per block, and 4 * 8 blocks per multiprocessor.
 SPLAY_MAX_THREADS = 128
 SPLAY_BLOCKS_PER_MP = 4 * 8
@@ -72,7 +84,7 @@ def grid_stride_config(
     n: int,
     multiprocessor_count: int,
     max_threads_per_multiprocessor: int,
-    threads_per_block: int = 256,
+    threads_per_block: int = THREADS_PER_BLOCK,
     items_per_thread: int = 1,
     max_grid_x: int = 2**31 - 1,
 ) -> LaunchConfig:
@@ -95,13 +107,13 @@ def grid_stride_config(
             f"({max_threads_per_multiprocessor})"
         )
     needed = -(-n // (threads_per_block * items_per_thread))
-    resident = multiprocessor_count * (max_threads_per_multiprocessor // threads_per_block)
+    resident = one_wave(max_threads_per_multiprocessor // threads_per_block, multiprocessor_count)
     return LaunchConfig(max(1, min(needed, resident, max_grid_x)), threads_per_block)
 
 
 def just_enough_config(
     n: int,
-    threads_per_block: int = 256,
+    threads_per_block: int = THREADS_PER_BLOCK,
     items_per_thread: int = 1,
     max_grid_x: int = 2**31 - 1,
 ) -> LaunchConfig:
@@ -117,3 +129,25 @@ def just_enough_config(
     _positive(items_per_thread, "items_per_thread")
     needed = -(-n // (threads_per_block * items_per_thread))
     return LaunchConfig(max(1, min(needed, max_grid_x)), threads_per_block)
+
+
+def one_wave(blocks_per_multiprocessor: int, multiprocessor_count: int) -> int:
+    """The blocks all multiprocessors hold at once, ``blocks_per_multiprocessor`` each (at
+    least one each): the most blocks worth launching for a kernel whose threads stride, since
+    more would only queue behind the first wave.
+
+    >>> one_wave(2048 // THREADS_PER_BLOCK, 132)
+    1056
+    """
+    return multiprocessor_count * max(1, blocks_per_multiprocessor)
+
+
+def resident_blocks(func: Any, block: int, multiprocessor_count: int, fallback: int) -> int:
+    """How many blocks of ``block`` threads of ``func`` all multiprocessors hold at once (its
+    registers and shared memory decide, as the driver's occupancy query says); ``fallback``
+    where it cannot be asked (a stand-in function) or answers 0."""
+    try:
+        per_sm = func.max_active_blocks_per_multiprocessor(block)
+    except (AttributeError, Error):  # no occupancy query: the thread-count bound
+        return fallback
+    return one_wave(per_sm, multiprocessor_count) if per_sm > 0 else fallback

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from pycuda import _array_core as core
-from pycuda import _driver, _dtypes
+from pycuda import _dtypes
 from pycuda._array_kernels import (
     Operand,
     binary_expression,
@@ -35,9 +35,9 @@ from pycuda._array_kernels import (
 )
 from pycuda._broadcast import broadcast_shapes, shape_text
 from pycuda._c_types import dtype_to_ctype
-from pycuda._dtype_rules import binary_op_dtypes
 from pycuda._nvtx import AUTO, AutoRange
 from pycuda._shape import new_array_strides
+from pycuda._ufuncs import binary_op_dtypes
 
 # Operands of an operator that are decided by their type alone: Python's scalars (weak, in
 # NEP 50's terms) and NumPy's numeric scalar types.
@@ -235,14 +235,6 @@ def fill_plan(dtype: np.dtype) -> Plan:
 # {{{ flat launches
 
 
-def _flat_launch(state: core.ContextState, plan: Plan, n: int, width: int) -> tuple[Any, ...]:
-    """(prepared_call, grid, block, Function) of ``plan``'s flat kernel over ``n`` elements,
-    kept in the context's state."""
-    func = core.seams.kernel("flat", plan.result, plan.operands, plan.expr, width)
-    grid, block = core.grid_block(n, width)
-    return state.remember((plan, n, width), (func.prepared_call, grid, block, func))
-
-
 def _width_of(itemsize: int, ptr: int) -> int:
     """``vector_width(itemsize, [ptr])`` for one address, inlined for the flat launches."""
     if itemsize & (itemsize - 1) or itemsize > 16:
@@ -286,7 +278,7 @@ def _flat_binary(
         value = plan.convert(other)
         aligned = a.ptr | ptr
     width = plan.wide if not aligned & 15 else _narrower(plan, ptr, a, other)
-    launch = state.plans.get((plan, n, width)) or _flat_launch(state, plan, n, width)
+    launch = state.plans.get((plan, n, width)) or state.flat_launch(plan, n, width)
     first, second = (value, a.ptr) if reflected else (a.ptr, value)
     launch[0](launch[1], launch[2], ptr, first, second, n)
     if state.flat and allocator is state.allocate and width == plan.wide:
@@ -334,27 +326,23 @@ def binary(
     reflected: bool = False,
     out: Any = None,
     stream: Any = None,
-    body: str | None = None,
-    result_dtype: Any = None,
     casting: str = "same_kind",
     *,
     ranged: bool = False,
 ) -> Any:
     """``a op other`` (``other op a`` when ``reflected``) with NumPy's rules: broadcasting,
-    any strides, ``out=`` (cast by ``casting``), ``stream=``; ``body`` replaces the operation's
-    C expression (of ``a``, ``b``), ``result_dtype`` its result dtype. NotImplemented for an
-    operand that is neither an array nor a scalar. With pycuda's automatic NVTX ranges on, the
-    operation is a range named ``op`` (``ranged``: already inside it)."""
+    any strides, ``out=`` (cast by ``casting``), ``stream=``; ``op`` is a binary row of
+    pycuda._ufuncs. NotImplemented for an operand that is neither an array nor a scalar. With
+    pycuda's automatic NVTX ranges on, the operation is a range named ``op`` (``ranged``:
+    already inside it)."""
     if AUTO.on and not ranged:
         with AutoRange(op):
-            return binary(
-                a, op, other, reflected, out, stream, body, result_dtype, casting, ranged=True
-            )
-    if out is None and stream is None and body is None and result_dtype is None:
+            return binary(a, op, other, reflected, out, stream, casting, ranged=True)
+    if out is None and stream is None:
         result = flat_binary(a, op, other, reflected)
         if result is not None:
             return result
-    return general_binary(a, op, other, reflected, out, stream, body, result_dtype, casting)
+    return general_binary(a, op, other, reflected, out, stream, casting)
 
 
 def flat_binary(a: Any, op: str, other: Any, reflected: bool = False) -> Any:
@@ -383,8 +371,6 @@ def general_binary(
     reflected: bool = False,
     out: Any = None,
     stream: Any = None,
-    body: str | None = None,
-    result_dtype: Any = None,
     casting: str = "same_kind",
 ) -> Any:
     """``binary`` for any operands and layouts, through _array_core.elementwise."""
@@ -397,9 +383,7 @@ def general_binary(
         b_dtype = other.dtype if isinstance(other, np.generic) else other
     else:
         return NotImplemented
-    return _general_binary(
-        a, op, other, b_dtype, reflected, out, stream, body, result_dtype, casting
-    )
+    return _general_binary(a, op, other, b_dtype, reflected, out, stream, casting)
 
 
 def _general_binary(
@@ -410,15 +394,11 @@ def _general_binary(
     reflected: bool,
     out: Any,
     stream: Any,
-    body: str | None,
-    result_dtype: Any,
     casting: str,
 ) -> Any:
     # NumPy's order: dtypes (TypeError) before shapes (ValueError), for out= too.
     plan = binary_plan(op, a.dtype, b_dtype, reflected)
     operand, result = plan.operand, plan.result
-    if result_dtype is not None:
-        result = np.dtype(result_dtype)
     if out is not None:
         core.require_array_out(out)
     if out is not None and not np.can_cast(result, out.dtype, casting):
@@ -445,7 +425,7 @@ def _general_binary(
     inputs = [b_in, a_in] if reflected else [a_in, b_in]
     da = operand if isinstance(inputs[0], tuple) else inputs[0].dtype
     db = operand if isinstance(inputs[1], tuple) else inputs[1].dtype
-    expr = binary_expression(op, da, db, operand, out.dtype, body)
+    expr = binary_expression(op, da, db, operand, out.dtype)
     core.elementwise(out, inputs, expr, stream)
     return out
 
@@ -487,7 +467,7 @@ def _flat_inplace(a: Any, plan: Plan, second: Any, aligned: int) -> Any:
     ptr = a.ptr
     state = core.STATES.get(core.seams.context_handle()) or core.state()
     width = plan.wide if not aligned & 15 else _narrower(plan, ptr, a)
-    launch = state.plans.get((plan, n, width)) or _flat_launch(state, plan, n, width)
+    launch = state.plans.get((plan, n, width)) or state.flat_launch(plan, n, width)
     launch[0](launch[1], launch[2], ptr, ptr, second, n)
     return a
 
@@ -536,7 +516,7 @@ def flat_unary(a: Any, op: str, dtype: np.dtype) -> Any:
     ptr = int(gpudata)
     src = a.ptr
     width = plan.wide if not (src | ptr) & 15 else _narrower(plan, ptr, a)
-    launch = state.plans.get((plan, n, width)) or _flat_launch(state, plan, n, width)
+    launch = state.plans.get((plan, n, width)) or state.flat_launch(plan, n, width)
     launch[0](launch[1], launch[2], ptr, src, n)
     return _fresh(a.shape, plan, n, allocator, gpudata, ptr)
 
@@ -576,7 +556,7 @@ def flat_fill(a: Any, value: Any) -> bool:
     ptr = a.ptr
     state = core.STATES.get(core.seams.context_handle()) or core.state()
     width = plan.wide if not ptr & 15 else _narrower(plan, ptr, a)
-    launch = state.plans.get((plan, n, width)) or _flat_launch(state, plan, n, width)
+    launch = state.plans.get((plan, n, width)) or state.flat_launch(plan, n, width)
     launch[0](launch[1], launch[2], ptr, plan.convert(value), n)
     return True
 
@@ -626,8 +606,7 @@ def _is_zero(value: Any) -> bool:
 # {{{ the C++ side
 
 
-FLAT = _driver.FlatLaunches(core.MAX_ENTRIES)
-core.on_forget(FLAT.clear)
+FLAT = core.FLAT  # the C++ half of the launch cache (pycuda._array_core owns it)
 # Once GPUArray exists, FLAT serves its exact instances and hands its misses to binary().
 core.on_register(lambda cls: FLAT.bind(cls, binary))
 

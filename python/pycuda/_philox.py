@@ -21,6 +21,7 @@ import numpy as np
 from pycuda import _array_core as core
 from pycuda import compiler
 from pycuda._dtypes import includes, info
+from pycuda._launch_config import THREADS_PER_BLOCK
 from pycuda.tools import context_dependent_memoize
 
 # ---------------------------------------------------------------------------------------------
@@ -70,7 +71,6 @@ def philox_stream(key: tuple[int, int], count: int, first_block: int = 0) -> np.
 # ---------------------------------------------------------------------------------------------
 # rand / randn: Philox fills
 
-_BLOCK = 256
 # (distribution, dtype name) -> (per-dtype op in pycuda-philox.hpp, the dtype it writes: the
 # raw 32-bit words of int32 arrays are written as unsigned)
 _PHILOX_OPS = {
@@ -113,7 +113,7 @@ def philox_kernel_source(
     name = f"pycuda_philox_{distribution}_{dtype.name}"
     ctype = info(written).c_name
     source = f"""{includes([written])}#include <pycuda-philox.hpp>
-extern "C" __global__ void __launch_bounds__({_BLOCK})
+extern "C" __global__ void __launch_bounds__({THREADS_PER_BLOCK})
 {name}({ctype} *out, unsigned long long n, unsigned int k0, unsigned int k1)
 {{
     pycuda_philox::fill<pycuda_philox::{op}, {k}>(out, n, make_uint2(k0, k1));
@@ -125,12 +125,12 @@ extern "C" __global__ void __launch_bounds__({_BLOCK})
 def philox_grid(n: int, per_block: int, blocks_per_thread: int) -> tuple[int, int]:
     """The grid of a fill of ``n`` values: one trip of every thread covers them all.
 
-    ``per_block``: values per Philox block (4, or 2 for float64). Blocks of ``_BLOCK`` threads
-    each make ``blocks_per_thread`` Philox blocks; beyond ``MAX_GRID`` thread blocks the kernel
-    strides.
+    ``per_block``: values per Philox block (4, or 2 for float64). Blocks of
+    ``THREADS_PER_BLOCK`` threads each make ``blocks_per_thread`` Philox blocks; beyond
+    ``MAX_GRID`` thread blocks the kernel strides.
     """
     philox_blocks = -(-n // per_block)
-    return max(1, min(-(-philox_blocks // (_BLOCK * blocks_per_thread)), MAX_GRID)), 1
+    return max(1, min(-(-philox_blocks // (THREADS_PER_BLOCK * blocks_per_thread)), MAX_GRID)), 1
 
 
 @context_dependent_memoize
@@ -163,9 +163,9 @@ def _philox_fill(distribution: str, shape: Any, dtype: Any, stream: Any, seed: A
     grid = philox_grid(n, per_block, BLOCKS_PER_THREAD[distribution])
     args = (result.gpudata, np.uint64(n), np.uint32(key[0]), np.uint32(key[1]))
     if stream is None:
-        func.prepared_call(grid, (_BLOCK, 1, 1), *args)
+        func.prepared_call(grid, (THREADS_PER_BLOCK, 1, 1), *args)
     else:
-        func.prepared_async_call(grid, (_BLOCK, 1, 1), stream, *args)
+        func.prepared_async_call(grid, (THREADS_PER_BLOCK, 1, 1), stream, *args)
     return result
 
 

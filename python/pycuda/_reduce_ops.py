@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from pycuda import _axis_reduction, reduction
+from pycuda._array_core import FLAT
 from pycuda._dtypes import info
-from pycuda._operators import FLAT
 from pycuda.reduction import reduce_whole
 
 

@@ -10,10 +10,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pycuda import _array_core as core
-from pycuda import _dtypes, compiler, driver
+from pycuda import _dtypes, compiler
 from pycuda._arg_checks import check_array_dtype, indexed_at_i
-from pycuda._operators import FLAT
-from pycuda._reduction_parts import resident_blocks
+from pycuda._launch_config import one_wave, resident_blocks
 from pycuda._reduction_source import (  # noqa: F401 - the original's module functions
     BLOCK_SIZE,
     get_reduction_kernel_and_types,
@@ -76,10 +75,8 @@ class ReductionKernel:
             self.stage1_vec_func.prepare(fmt)
         self.stage2_func = self.module.get_function(f"{name}_stage2")
         self.stage2_func.prepare("PPq")
-        dev = driver.Context.get_device()
-        sms = dev.get_attribute(driver.device_attribute.MULTIPROCESSOR_COUNT)
-        per_sm = dev.get_attribute(driver.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)
-        fallback = sms * max(1, per_sm // plan.block)
+        sms, per_sm = core.device_counts()
+        fallback = one_wave(per_sm // plan.block, sms)
         # One resident wave: more blocks than fit at once would only queue behind the first.
         self._max_blocks = {
             f: resident_blocks(f, plan.block, sms, fallback)
@@ -119,7 +116,7 @@ class ReductionKernel:
         result = self.result_dtype
         return ReductionPlan(
             func.prepared_call, (blocks, 1), self._block, stage2, blocks,
-            blocks * self.dtype_out.itemsize, result, result.itemsize,
+            blocks * self.dtype_out.itemsize, result, result.itemsize, core.array_class()._fresh,
         )  # fmt: skip
 
     def _call_plain(self, a: Any, allocator: Any) -> Any:
@@ -132,9 +129,7 @@ class ReductionKernel:
         ptr = a.ptr
         aligned = self._aligned(ptr)
         state = core.STATES.get(core.seams.context_handle()) or core.state()
-        plan = state.plans.get((self, n, aligned))
-        if plan is None:
-            plan = state.remember((self, n, aligned), self._launch_plan(n, aligned))
+        plan = state.reductions.get((self, n, aligned)) or state.reduction(self, n, aligned)
         return launch_plan(plan, ptr, n, allocator or a.allocator)
 
     def _stage1(self, n: int, aligned: bool) -> tuple[Any, int, bool]:
@@ -263,6 +258,7 @@ class ReductionPlan(NamedTuple):
     partial_bytes: int
     result: np.dtype
     itemsize: int  # the result's
+    fresh: Callable[..., Any]  # GPUArray._fresh, which makes the 0-d result
 
 
 _ONE_BLOCK = (1, 1)
@@ -279,14 +275,15 @@ def launch_plan(plan: ReductionPlan, ptr: int, n: int, allocator: Any) -> Any:
         partials = allocator(plan.partial_bytes)
         plan.stage1(plan.grid, plan.block, partials, ptr, n)
         plan.stage2(_ONE_BLOCK, plan.block, out, partials, plan.blocks)
-    return core.array_class()._fresh((), plan.result, (), 1, allocator, gpudata, out)
+    return plan.fresh((), plan.result, (), 1, allocator, gpudata, out)
 
 
 def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -> Any:
     """``kernel_of(a.dtype)(a, allocator=allocator)`` for a plain non-empty C-contiguous
-    GPUArray (the module functions' sum, max and min), its plan looked up in the context's
-    cache by (``kernel_of``, dtype, n, address % 16) without asking the memoized factory;
-    None where the general path must decide (the plan is still the kernel's own decision).
+    GPUArray (the module functions' sum, max and min): the kernel looked up in the context's
+    state by (``kernel_of``, dtype) without asking the memoized factory, and its plan by the
+    key every plain call of that kernel uses, (kernel, n, aligned); None where the general path
+    must decide (the plan is still the kernel's own decision).
     A one-block launch is also remembered by FLAT, whose ``reduce`` then serves it in C++ (it
     calls this function for everything else)."""
     if type(a) is not core.array_class() or not a._c:
@@ -295,25 +292,25 @@ def reduce_whole(kernel_of: Callable[[np.dtype], Any], a: Any, allocator: Any) -
     if not n:
         return None
     state = core.STATES.get(core.seams.context_handle()) or core.state()
-    ptr = a.ptr
-    key = (kernel_of, a.dtype, n, ptr & 15)
-    plan = state.plans.get(key)
-    if plan is None:
+    dtype = a.dtype
+    krnl = state.reduction_kernels.get((kernel_of, dtype))
+    if krnl is None:
         try:
-            krnl = kernel_of(a.dtype)
+            krnl = state.reduction_kernel(kernel_of, dtype)
         except (TypeError, ValueError, KeyError):
             return None  # the general path raises it, with its own message
-        if krnl._single is None or krnl._single[0] != a.dtype:
+        if krnl is None:
             return None
-        align = krnl._single[1]
-        if align is not None and 16 % align:
-            return None  # whether 16-byte loads apply would depend on more than ptr % 16
-        plan = state.remember(key, krnl._launch_plan(n, krnl._aligned(ptr)))
+    ptr = a.ptr
+    align = krnl._single[1]
+    aligned = align is not None and not ptr % align
+    plan = state.reductions.get((krnl, n, aligned)) or state.reduction(krnl, n, aligned)
     served = state.flat and allocator is None and a.allocator is state.allocate
-    if served and plan.stage2 is None and not ptr & 15:
-        # One block: FLAT.reduce serves the next such call in C++ (the module functions').
-        FLAT.remember_reduction(
-            kernel_of, a.dtype, core.seams.context_handle(), n,
+    if served and plan.stage2 is None and not ptr & 15 and (align is None or not 16 % align):
+        # One block: FLAT.reduce serves the next such call in C++ (the module functions'),
+        # for any 16-byte aligned array of n elements (so only where that decides `aligned`).
+        core.FLAT.remember_reduction(
+            kernel_of, dtype, core.seams.context_handle(), n,
             getattr(plan.stage1, "__self__", None), plan.block[0], state.allocate, plan.result,
             plan.itemsize,
         )  # fmt: skip

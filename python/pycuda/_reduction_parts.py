@@ -1,14 +1,12 @@
 """pycuda._reduction_parts: what the reduction kernels of pycuda.reduction and
-pycuda._arg_extremum share (and the axis reductions): their device helpers, the identities
-of max and min, and how many blocks a device holds."""
+pycuda._arg_extremum share (and the axis reductions): their device helpers and the identities
+of max and min (how many blocks a device holds is pycuda._launch_config's)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-
-from pycuda import driver
 
 # Device helpers shared by every reduction module (guarded: a user preamble may include them).
 REDUCTION_HELPERS = r"""
@@ -91,12 +89,3 @@ def minmax_neutral(what: str, dtype: Any) -> str:
     if dtype == np.dtype(np.float64):
         return f"{sign}__longlong_as_double(0x7ff0000000000000LL)"
     return f"{sign}__int_as_float(0x7f800000)"  # float32; float16 converts from it
-
-
-def resident_blocks(func: Any, block: int, sms: int, fallback: int) -> int:
-    """How many blocks of ``func`` all multiprocessors hold at once (its registers decide)."""
-    try:
-        per_sm = func.max_active_blocks_per_multiprocessor(block)
-    except (AttributeError, driver.Error):  # no occupancy query: the thread-count bound
-        return fallback
-    return sms * per_sm if per_sm > 0 else fallback

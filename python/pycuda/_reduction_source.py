@@ -12,6 +12,7 @@ import numpy as np
 
 from pycuda import _dtypes, compiler
 from pycuda._grid_stride import parse_arguments
+from pycuda._launch_config import THREADS_PER_BLOCK
 from pycuda._reduction_parts import REDUCTION_HELPERS
 from pycuda.tools import (
     Argument,
@@ -20,7 +21,7 @@ from pycuda.tools import (
     get_or_register_dtype,
 )
 
-BLOCK_SIZE = 256
+BLOCK_SIZE = THREADS_PER_BLOCK  # threads of a reduction's blocks (reduction.BLOCK_SIZE)
 _FOLD_EVERY = 64  # tiles per inner accumulator before it folds into the outer one
 _LOAD_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "uint2", 16: "uint4"}
 

@@ -18,7 +18,6 @@ ml_dtypes) compute in float32.
 
 from __future__ import annotations
 
-import re
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -26,18 +25,14 @@ import numpy as np
 
 from pycuda import _array_core as core
 from pycuda import _cumath_expressions as expressions
+from pycuda import _fusion_hook as fusion_hook
 from pycuda import _operators as ops
+from pycuda import _ufuncs
 from pycuda._array_functions import binary_function
-from pycuda._array_kernels import binary_c, compute_ctype
+from pycuda._array_kernels import compute_ctype
 from pycuda._broadcast import broadcast_shapes
 from pycuda._c_types import dtype_to_ctype
-from pycuda._dtype_rules import (
-    binary_float_result_dtype,
-    is_weak,
-    kind_of,
-    promote,
-    unary_result_dtype,
-)
+from pycuda._dtype_rules import float_result_dtype, is_weak, kind_of, promote
 
 if TYPE_CHECKING:
     from pycuda.gpuarray import GPUArray
@@ -82,36 +77,6 @@ __all__ = [
     "trunc",
 ]
 
-# Functions NumPy defines for complex arguments too (pycuda::complex overloads them).
-_COMPLEX_OK = {
-    "arcsinh",
-    "arccosh",
-    "arctanh",
-    "exp",
-    "log",
-    "log10",
-    "sqrt",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "tanh",
-}
-
-
-# NumPy 2.3 made ceil and floor of integer arrays return the integers unchanged; follow the
-# installed NumPy, as the rest of the dtype rules do.
-_ROUNDING_KEEPS_INTEGERS = np.ceil(np.zeros(1, np.int32)).dtype.kind == "i"
-
-# cumath names whose CUDA C function has another name.
-_C_NAMES = {"arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh"}
-# Complex functions that pycuda::complex lacks, written from its exp and log (as NumPy does).
-_COMPLEX_BY_FORMULA = {"exp2", "log2", "log1p", "expm1"}
-
 
 def _out_and_stream(stream_or_out: Any, out: Any, stream: Any) -> tuple[Any, Any]:
     """The original's deprecated positional ``stream_or_out``: a GPUArray is ``out``."""
@@ -137,7 +102,18 @@ def _check_array(array: Any, name: str) -> GPUArray:
     return array
 
 
+def _traced(name: str, operands: tuple[Any, ...], **params: Any) -> Any:
+    """cumath.``name`` where its array argument is not a GPUArray: fuse()'s traced result where
+    an operand is a traced value (pycuda._fusion_hook), else cumath's TypeError."""
+    result = fusion_hook.call(f"cumath.{name}", operands, params)
+    return _check_array(operands[0], name) if result is NotImplemented else result
+
+
 def _unary(name: str) -> Any:
+    """The cumath function ``name`` of one array (a row of pycuda._ufuncs), with the original's
+    signature: ``name(array, stream_or_out=None, *, out=None, stream=None)``."""
+    op = _ufuncs.get(name).name  # NumPy's name: the plan's and the NVTX range's
+
     def func(
         array: GPUArray,
         stream_or_out: Any = None,
@@ -145,27 +121,30 @@ def _unary(name: str) -> Any:
         out: GPUArray | None = None,
         stream: Any = None,
     ) -> GPUArray:
-        array = _check_array(array, name)
+        if not core.is_array(array):
+            return _traced(name, (array,), stream_or_out=stream_or_out, out=out, stream=stream)
         out, stream = _out_and_stream(stream_or_out, out, stream)
-        kind = kind_of(array.dtype)
-        if kind == "c" and name not in _COMPLEX_OK | _COMPLEX_BY_FORMULA and name != "fabs":
-            raise TypeError(f"ufunc '{name}' not supported for the input types ({array.dtype})")
-        if kind == "c" and name == "fabs":
-            return ops.unary(array, "absolute", np.dtype(array.dtype.char.lower()), out, stream)
-        if name in ("ceil", "floor") and kind in "biu" and _ROUNDING_KEEPS_INTEGERS:
-            return ops.unary(array, "cast", array.dtype, out, stream)
-        if kind not in "biufc":
-            raise TypeError(f"cumath.{name}: unsupported dtype {array.dtype}")
-        dtype = unary_result_dtype("float_function", array.dtype)
-        if kind == "c" and name in _COMPLEX_BY_FORMULA:
-            expr = expressions.complex_function(name, array.dtype, dtype)
-            return ops.unary(array, name, dtype, out, stream, expr)
-        return ops.unary(array, _C_NAMES.get(name, name), dtype, out, stream)
+        return ops.unary(array, op, _ufuncs.unary_op_dtypes(op, array.dtype)[1], out, stream)
 
     func.__name__ = func.__qualname__ = name
     func.__doc__ = (
         f"``{name}`` of each element: ``{name}(array, out=None, stream=None)`` -> GPUArray."
     )
+    return func
+
+
+def _numpy_unary(name: str, doc: str) -> Any:
+    """The cumath function ``name`` of one array (a row of pycuda._ufuncs) that the original
+    lacked, with NumPy's signature: ``name(array, out=None, stream=None)``."""
+    op = _ufuncs.get(name).name  # NumPy's name: the plan's and the NVTX range's
+
+    def func(array: GPUArray, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
+        if not core.is_array(array):
+            return _traced(name, (array,), out=out, stream=stream)
+        return ops.unary(array, op, _ufuncs.unary_op_dtypes(op, array.dtype)[1], out, stream)
+
+    func.__name__ = func.__qualname__ = name
+    func.__doc__ = f"{doc}: ``{name}(array, out=None, stream=None)``."
     return func
 
 
@@ -198,27 +177,20 @@ def _real_float(array: GPUArray, name: str) -> np.dtype:
     array = _check_array(array, name)
     if kind_of(array.dtype) not in "biuf":
         raise TypeError(f"ufunc '{name}' not supported for the input types ({array.dtype})")
-    return unary_result_dtype("float_function", array.dtype)
+    return float_result_dtype(array.dtype)
 
 
 def fmod(arg: GPUArray, mod: Any, stream: Any = None, out: GPUArray | None = None) -> GPUArray:
     """C's ``fmod``: the remainder of ``arg / mod`` with the sign of ``arg`` (broadcasting)."""
-    arg = _check_array(arg, "fmod")
-    mod_dtype = (
-        mod.dtype if core.is_array(mod) or isinstance(mod, (np.ndarray, np.generic)) else mod
-    )
-    kind = kind_of(promote(arg.dtype, mod_dtype, "remainder"))
-    if kind == "c":
-        raise TypeError("ufunc 'fmod' not supported for complex inputs")
-    if kind in "iub":
-        body = "((B == 0 || B == -1) ? (A - A) : (A % B))"
-    else:
-        body = "fmod(A, B)"
-    return ops.binary(arg, "remainder", mod, out=out, stream=stream, body=body)
+    if not core.is_array(arg):
+        return _traced("fmod", (arg, mod), out=out, stream=stream)
+    return ops.binary(arg, "fmod", mod, out=out, stream=stream)
 
 
 def frexp(arg: GPUArray, stream: Any = None) -> tuple[GPUArray, GPUArray]:
     """``(significand, exponent)`` with ``arg = significand * 2**exponent`` (exponent int32)."""
+    if not core.is_array(arg):
+        return _traced("frexp", (arg,), stream=stream)
     dtype = _real_float(arg, "frexp")
     ct = compute_ctype(dtype)
     significand = core.like(arg, dtype)
@@ -242,18 +214,15 @@ def ldexp(
     ``exponent``: an integer array or int (NumPy's ``ldexp``), or a float array or float,
     converted to int by C's cast (toward zero), as the original's kernel did.
     """
-    dtype = _real_float(significand, "ldexp")
-    exp_dtype = getattr(exponent, "dtype", None)
-    if exp_dtype is not None and exp_dtype.kind not in "biuf":
-        raise TypeError(f"ldexp: the exponent must be integers or floats, got {exp_dtype}")
-    ct = compute_ctype(dtype)
-    body = f"ldexp(pc_cast<{ct}>(A), (int)B)"
-    src = significand if significand.dtype == dtype else significand.astype(dtype, stream)
-    return ops.binary(src, "add", exponent, out=out, stream=stream, body=body, result_dtype=dtype)
+    if not core.is_array(significand):
+        return _traced("ldexp", (significand, exponent), out=out, stream=stream)
+    return ops.binary(significand, "ldexp", exponent, out=out, stream=stream)
 
 
 def modf(arg: GPUArray, stream: Any = None) -> tuple[GPUArray, GPUArray]:
     """``(fractional part, integral part)``, both with the sign of ``arg``."""
+    if not core.is_array(arg):
+        return _traced("modf", (arg,), stream=stream)
     dtype = _real_float(arg, "modf")
     ct = compute_ctype(dtype)
     frac = core.like(arg, dtype)
@@ -271,24 +240,12 @@ def modf(arg: GPUArray, stream: Any = None) -> tuple[GPUArray, GPUArray]:
 
 # {{{ rounding, signs and classification
 
-
-def sign(array: GPUArray, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
-    """-1, 0 or 1 by the sign of each element (NaN stays NaN; complex: ``z / abs(z)``)."""
-    array = _check_array(array, "sign")
-    if kind_of(array.dtype) == "b":
-        raise TypeError("ufunc 'sign' did not contain a loop with signature matching types bool")
-    return ops.unary(array, "sign", array.dtype, out, stream, expressions.sign(array.dtype))
-
-
-def trunc(array: GPUArray, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
-    """Each element rounded towards zero (integers: as the installed NumPy's ``trunc``)."""
-    array = _check_array(array, "trunc")
-    kind = kind_of(array.dtype)
-    if kind == "c":
-        raise TypeError(f"ufunc 'trunc' not supported for the input types ({array.dtype})")
-    if kind in "biu" and _ROUNDING_KEEPS_INTEGERS:
-        return ops.unary(array, "cast", array.dtype, out, stream)
-    return ops.unary(array, "trunc", unary_result_dtype("float_function", array.dtype), out, stream)
+sign = _numpy_unary(
+    "sign", "-1, 0 or 1 by the sign of each element (NaN stays NaN; complex: ``z / abs(z)``)"
+)
+trunc = _numpy_unary(
+    "trunc", "Each element rounded towards zero (integers: as the installed NumPy's ``trunc``)"
+)
 
 
 def round(  # NumPy's name, though it hides the builtin in this module
@@ -299,36 +256,30 @@ def round(  # NumPy's name, though it hides the builtin in this module
     Integers keep their dtype (negative ``decimals`` round to tens, hundreds...); complex
     values round both parts.
     """
-    array = _check_array(array, "round")
+    if not core.is_array(array):
+        return _traced("round", (array,), decimals=decimals, out=out, stream=stream)
     decimals = int(decimals)
     kind = kind_of(array.dtype)
     dtype = array.dtype
     if kind == "b":
         if decimals:
             raise TypeError("round: bool arrays can only be rounded with decimals=0")
-        dtype = unary_result_dtype("float_function", dtype)
+        dtype = float_result_dtype(dtype)
     expr = expressions.round_half_even(array.dtype, dtype, decimals)
     return ops.unary(array, "round", dtype, out, stream, expr)
 
 
-def _classifier(name: str) -> Any:
-    def func(array: GPUArray, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
-        array = _check_array(array, name)
-        expr = f"pc_cast<bool>({expressions.classify(name, array.dtype)})"
-        return ops.unary(array, name, np.dtype(np.bool_), out, stream, expr)
-
-    what = {"isnan": "NaN", "isinf": "infinite", "isfinite": "finite"}[name]
-    func.__name__ = func.__qualname__ = name
-    func.__doc__ = (
+def _classifier(name: str, what: str) -> Any:
+    return _numpy_unary(
+        name,
         f"A bool array: True where the element is {what} (complex: either part for NaN and "
-        f"infinity, both parts for finite): ``{name}(array, out=None, stream=None)``."
+        "infinity, both parts for finite)",
     )
-    return func
 
 
-isnan = _classifier("isnan")
-isinf = _classifier("isinf")
-isfinite = _classifier("isfinite")
+isnan = _classifier("isnan", "NaN")
+isinf = _classifier("isinf", "infinite")
+isfinite = _classifier("isfinite", "finite")
 
 
 # }}}
@@ -346,33 +297,18 @@ def _dtype_of(value: Any) -> Any:
     return np.asarray(value).dtype
 
 
-def _float_binary(name: str, c_name: str, x1: Any, x2: Any, out: Any, stream: Any) -> GPUArray:
-    if not core.is_array(x1) and not core.is_array(x2):
-        raise TypeError(f"cumath.{name}: at least one argument must be a GPUArray")
-    dtype = binary_float_result_dtype(_dtype_of(x1), _dtype_of(x2))
-    if kind_of(dtype) == "c":
-        raise TypeError(f"ufunc '{name}' not supported for complex inputs (NumPy has none)")
-    # A Python int converts to the float loop's type, whatever its value (as in NumPy).
-    x1, x2 = (dtype.type(x) if type(x) is int else x for x in (x1, x2))
-    ct = compute_ctype(dtype)
-    body = f"{c_name}(pc_cast<{ct}>(A), pc_cast<{ct}>(B))"
-    return binary_function("add", x1, x2, out, stream, body=body, result_dtype=dtype)
-
-
 def arctan2(x1: Any, x2: Any, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
     """The angle of the point ``(x2, x1)``: ``arctan(x1 / x2)`` in the right quadrant."""
-    return _float_binary("arctan2", "atan2", x1, x2, out, stream)
+    return binary_function("arctan2", x1, x2, out, stream)
 
 
 def hypot(x1: Any, x2: Any, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
     """``sqrt(x1**2 + x2**2)`` without overflow or underflow in the squares."""
-    return _float_binary("hypot", "hypot", x1, x2, out, stream)
+    return binary_function("hypot", x1, x2, out, stream)
 
 
 def power(x1: Any, x2: Any, out: GPUArray | None = None, stream: Any = None) -> GPUArray:
     """``x1 ** x2`` (NumPy's ``power``: integers stay integers, complex powers too)."""
-    if not core.is_array(x1) and not core.is_array(x2):
-        raise TypeError("cumath.power: at least one argument must be a GPUArray")
     return binary_function("power", x1, x2, out, stream)
 
 
@@ -393,7 +329,8 @@ def clip(
 ) -> GPUArray:
     """``minimum(maximum(a, a_min), a_max)`` in one kernel; bounds are arrays (broadcast) or
     scalars, either may be None. NaN in ``a`` or a bound gives NaN, as in NumPy."""
-    a = _check_array(a, "clip")
+    if not core.is_array(a):
+        return _traced("clip", (a, a_min, a_max), out=out, stream=stream)
     bounds = [_clip_bound(a_min, a.dtype, True), _clip_bound(a_max, a.dtype, False)]
     dtype = a.dtype
     for b in bounds:
@@ -414,7 +351,7 @@ def clip(
     k = 1
     for b, op in zip(bounds, ("maximum", "minimum"), strict=True):
         if b is not None:
-            step = re.sub(r"\bB\b", "b", re.sub(r"\bA\b", "a", binary_c(op, dtype)))
+            step = _ufuncs.apply(op, ("a", "b"), dtype)
             value = (
                 f"[&] {{ const {ct} a = {value}; const {ct} b = pc_cast<{ct}>(x{k}); "
                 f"return {step}; }}()"

@@ -68,6 +68,7 @@ from pycuda._curand_sources import (  # noqa: F401 - the original's kernel templ
     xorwow_random_source,
     xorwow_skip_ahead_sequence_source,
 )
+from pycuda._launch_config import THREADS_PER_BLOCK
 from pycuda._md5_code import md5_code  # noqa: F401 - the original's MD5 fragment
 from pycuda._philox import (  # noqa: F401 - curandom's rand/randn and their Philox reference
     philox4x32_10,
@@ -76,7 +77,6 @@ from pycuda._philox import (  # noqa: F401 - curandom's rand/randn and their Phi
     rand,
     randn,
 )
-from pycuda.tools import context_dependent_memoize
 
 # ---------------------------------------------------------------------------------------------
 # The cuRAND library on the host (pycuda._curand_host), and its tables as GPUArrays
@@ -144,10 +144,9 @@ def seed_getter_unique(N: int) -> Any:  # noqa: N803 - the original's parameter 
 # Generator classes
 
 
-@context_dependent_memoize
 def _multiprocessor_count() -> int:
-    dev = drv.Context.get_device()
-    return int(dev.get_attribute(int(drv.device_attribute.MULTIPROCESSOR_COUNT)))
+    """The current device's multiprocessors (pycuda._array_core.device_counts)."""
+    return int(core.device_counts()[0])
 
 
 # A fill takes the kernels of pycuda._curand_split from this many numbers a state on (below
@@ -155,12 +154,10 @@ def _multiprocessor_count() -> int:
 _SPLIT_MIN_ITEMS = 64
 
 
-@context_dependent_memoize
 def _resident_threads() -> int:
-    """Threads the device holds at full occupancy."""
-    dev = drv.Context.get_device()
-    per_sm = int(dev.get_attribute(int(drv.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)))
-    return per_sm * _multiprocessor_count()
+    """Threads the device holds at full occupancy (pycuda._array_core.device_counts)."""
+    sms, per_sm = core.device_counts()
+    return int(sms * per_sm)
 
 
 def _element_count(data: Any, what: str) -> int:
@@ -343,7 +340,7 @@ class _RandomNumberGeneratorBase:
         return self._starts
 
     def _launch_flat(self, name: str, stream: Any, threads: int, *args: Any) -> None:
-        block = _curand_split.BLOCK
+        block = THREADS_PER_BLOCK
         core.launch(self._fast[name], (-(-threads // block), 1), (block, 1, 1), stream, args)
 
     def fill_normal(self, data: Any, stream: Any = None) -> None:

@@ -38,6 +38,7 @@ from pycuda._array_core import device_launch_config as launch_config  # noqa: F4
 from pycuda._array_core import grid_block, launch
 from pycuda._elementwise_factories import *  # noqa: F403 - the original's get_*_kernel
 from pycuda._elementwise_plans import _get_real_dtype  # noqa: F401 - the original's helper
+from pycuda._fusion import fuse
 from pycuda._grid_stride import (
     get_elwise_kernel,
     get_elwise_kernel_and_types,
@@ -63,6 +64,7 @@ __all__ = [
     "get_elwise_kernel_and_types",
     "get_elwise_module",
     "get_elwise_range_module",
+    "fuse",
     "launch_config",
 ]
 __all__ += _elementwise_factories.__all__

@@ -22,12 +22,9 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import numpy as np
-
 import pycuda.driver as cuda
-from pycuda import _shared_modules
+from pycuda import _default_allocator, _shared_modules
 from pycuda._arg_checks import require
-from pycuda._arg_handlers import forget_pools
 from pycuda._default_allocator import get_default_allocator, set_default_allocator  # noqa: F401
 
 # The pools live in the extension; the original documents them here.
@@ -42,6 +39,9 @@ from pycuda._driver import (  # noqa: E402, F401
     _current_context_handle,
     bitlog2,
 )
+from pycuda._lazy_import import lazy_module
+
+np = lazy_module("numpy", globals(), "np")  # NumPy at first use (_lazy_import)
 
 # Names of this module loaded on first use (module __getattr__): the C-type registry and the
 # debugging pool import modules (dataclasses, json, ...) that a program which only makes a
@@ -402,12 +402,12 @@ def memoize_method(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def clear_context_caches() -> None:
-    """Forget every result of every context_dependent_memoize function (and the argument
-    handlers' own memory pools)."""
+    """Forget every result of every context_dependent_memoize function, and each context's
+    default allocator and memory pool (pycuda._default_allocator)."""
     for func in context_dependent_memoized_functions:
         func.clear_cache()  # type: ignore[attr-defined]
     _shared_modules.clear_recent()
-    forget_pools()
+    _default_allocator.forget()
 
 
 # The caches hold kernels and Context objects; dropped before the interpreter tears down the
