@@ -131,9 +131,12 @@ def environment(build: Build, cache: Path, **extra: str) -> dict[str, str]:
 
 
 def fresh_cache(path: Path) -> Path:
-    """An empty cache directory, private (ours refuses to use one that others can write)."""
+    """An empty cache directory, private (ours refuses to use one that others can write), with
+    the ``pycuda`` folder $PYCUDA_CACHE_DIR names made: the original writes into that folder but
+    does not make it."""
     shutil.rmtree(path, ignore_errors=True)
-    path.mkdir(mode=0o700, parents=True)
+    (path / "pycuda").mkdir(mode=0o700, parents=True)
+    path.chmod(0o700)
     return path
 
 
@@ -181,6 +184,18 @@ def time_program(program: Program, all_builds: list[Build], args, work: Path) ->
                 build.failures[program.name] = failure
             else:
                 build.times[program.name]["warm"].append(elapsed)
+
+
+def progress_line(prog: Program, all_builds: list[Build]) -> str:
+    """One program's medians per build, as it is timed (a run cut short keeps these)."""
+    parts = []
+    for b in all_builds:
+        if prog.name in b.failures:
+            parts.append(f"{b.label} failed")
+            continue
+        cold, warm = (median(b.times[prog.name][s]) for s in ("cold", "warm"))
+        parts.append(f"{b.label} cold {cold or 0:.3f} warm {warm or 0:.3f}")
+    return "; ".join(parts)
 
 
 def median(values: list[float]) -> float | None:
@@ -358,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         for prog in progs:
             time_program(prog, all_builds, args, work)
-            print(f"timed {prog.name}", file=sys.stderr, flush=True)
+            line = progress_line(prog, all_builds)
+            print(f"timed {prog.name}: {line}", file=sys.stderr, flush=True)
         print(table(progs, all_builds))
         stages = breakdown(all_builds, args, work)
         print()

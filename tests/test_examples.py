@@ -18,7 +18,13 @@ SINGLE_PROCESS = [p for p in EXAMPLES if not p.name.startswith("mpi_")]
 NEEDS = {
     "interop_cupy.py": "import cupy; assert cupy.cuda.runtime.getDeviceCount() > 0",
     "interop_torch.py": "import torch; assert torch.cuda.is_available()",
-    "interop_numba.py": "from numba import cuda; assert cuda.is_available()",
+    # Numba compiles a kernel of its own: a Numba that cannot (numba-cuda built for another
+    # NumPy: "module 'numpy' has no attribute 'row_stack'") is a machine without Numba.
+    "interop_numba.py": (
+        "from numba import cuda; import numpy as np; assert cuda.is_available()\n"
+        "@cuda.jit\ndef k(a):\n    a[0] = 1\n"
+        "a = cuda.to_device(np.zeros(1)); k[1, 1](a); assert a.copy_to_host()[0] == 1"
+    ),
     "interop_jax.py": "import jax; assert jax.default_backend() == 'gpu'",
 }
 
