@@ -198,6 +198,25 @@ def test_the_look_up_never_skips_a_header_check(loads, tmp_path, monkeypatch):
 
 
 @needs_nvrtc
+def test_debugging_turned_on_later_is_not_served_by_the_look_up(loads, monkeypatch):
+    C.SourceModule(STATELESS)
+    gc.collect()
+    monkeypatch.setattr(driver, "CUDA_DEBUGGING", True)
+    seen = []
+    monkeypatch.setattr(C, "compile", lambda *a, **k: seen.append(a) or b"debug build")
+    C.SourceModule(STATELESS)
+    assert seen, "a debugging compile was served the earlier call's module"
+
+
+@needs_nvrtc
+def test_an_unhashable_argument_is_compiled_as_before(loads):
+    # no_extern_c is read for its truth, as the original did: a list works, and is never a key.
+    first = C.SourceModule(STATELESS, no_extern_c=[])
+    assert C.SourceModule(STATELESS, no_extern_c=[]).module is first.module
+    assert not _shared_modules._recent_calls and len(loads) == 1
+
+
+@needs_nvrtc
 def test_the_look_up_goes_with_the_caches(loads):
     from pycuda import tools
 

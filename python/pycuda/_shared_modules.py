@@ -118,7 +118,10 @@ _recent_calls: dict[tuple, tuple[bytes, LoadedModule]] = {}
 def recent_call(call: tuple) -> LoadedModule | None:
     """The module an earlier SourceModule ``call`` loaded in the current context and that this
     context still keeps (now its most recently used); None if none."""
-    entry = _recent_calls.get(call)
+    try:
+        entry = _recent_calls.get(call)
+    except TypeError:  # an unhashable argument: such a call is never remembered
+        return None
     if entry is None or _driver._current_context_handle() != _recent_context:
         return None
     try:
@@ -134,7 +137,10 @@ def remember_call(call: tuple, binary: bytes, loaded: LoadedModule) -> None:
     if _recent.get(binary) is loaded:
         if len(_recent_calls) >= 4 * RECENT_KEPT:
             _recent_calls.clear()
-        _recent_calls[call] = (binary, loaded)
+        try:
+            _recent_calls[call] = (binary, loaded)
+        except TypeError:  # an unhashable argument (no_extern_c=[1]): not remembered
+            pass
 
 
 def clear_recent() -> None:

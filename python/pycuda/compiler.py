@@ -659,7 +659,7 @@ class SourceModule(CudaModule):
         if options is None and not include_dirs and not keep and type(source) is str:
             call = (source, nvcc, no_extern_c, arch, code, cache_dir)
             loaded = _shared_modules.recent_call(call)
-            if loaded is not None and not AUTO.on:
+            if loaded is not None and not AUTO.on and not driver.CUDA_DEBUGGING:
                 self._loaded = loaded
                 self.module = loaded.module
                 self.__dict__.update(loaded.methods)
