@@ -124,7 +124,7 @@ CASES = [
 ]  # fmt: skip
 
 
-CHILD = """
+KERNELS = """
 import json, struct, warnings
 from pycuda._user_warnings import ArgumentConversionWarning
 
@@ -145,7 +145,9 @@ def kernel(*sizes):
         return drv.module_from_buffer(IMAGE).get_function("k")
     finally:
         del os.environ["HOSTEMU_PARAM_SIZES"]
+"""
 
+CHILD = """
 def outcome(size, arg):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -187,7 +189,7 @@ print(json.dumps(results))
 def outcomes(fake_libcuda_so) -> dict[str, dict]:
     """What each case of CASES does here: one child interpreter over the fake driver."""
     table = [(c.name, c.size, c.arg) for c in CASES]
-    out = fake_libcuda.run_on_fake(fake_libcuda_so, f"CASES = {table!r}\n" + CHILD)
+    out = fake_libcuda.run_on_fake(fake_libcuda_so, f"CASES = {table!r}\n" + KERNELS + CHILD)
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -242,31 +244,11 @@ def test_warning_class() -> None:
 
 
 PREPARED_CHILD = """
-import json, warnings
-from pycuda._user_warnings import ArgumentConversionWarning
-
-_FAKE.hostemu_last_params.restype = ctypes.c_size_t
-# A module per kernel asked for: a module queries its kernels once (the fake tells sizes as
-# $HOSTEMU_PARAM_SIZES says at that query).
-IMAGE = b"// any image: the fake loads it\\0"
-
-def last_params():
-    buf = (ctypes.c_ubyte * 4096)()
-    n = _FAKE.hostemu_last_params(buf, len(buf))
-    return bytes(buf[:n])
-
-def prepared(fmt, *sizes):
-    os.environ["HOSTEMU_PARAM_SIZES"] = ",".join(map(str, sizes))
-    try:
-        return drv.module_from_buffer(IMAGE).get_function("k").prepare(fmt)
-    finally:
-        del os.environ["HOSTEMU_PARAM_SIZES"]
-
 def outcome(fmt, size, value):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            prepared(fmt, size).prepared_call((1, 1), (1, 1, 1), value)
+            kernel(size).prepare(fmt).prepared_call((1, 1), (1, 1, 1), value)
             error = None
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
@@ -299,7 +281,9 @@ PREPARED_CASES = {
 
 def test_prepared_calls_convert_like_c(fake_libcuda_so) -> None:
     cases = {name: case[:3] for name, case in PREPARED_CASES.items()}
-    out = fake_libcuda.run_on_fake(fake_libcuda_so, f"CASES = {cases!r}\n" + PREPARED_CHILD)
+    out = fake_libcuda.run_on_fake(
+        fake_libcuda_so, f"CASES = {cases!r}\n" + KERNELS + PREPARED_CHILD
+    )
     got = json.loads(out.strip().splitlines()[-1])
     for name, (_, _, _, want, warning) in PREPARED_CASES.items():
         result = got[name]

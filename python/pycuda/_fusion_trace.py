@@ -383,22 +383,6 @@ class TracedArray:
         return traced_call(name, operands, params)
 
 
-def _operators_from_the_table() -> None:
-    """TracedArray's Python operators: one for each operator of the table of element-wise
-    operations (pycuda._ufuncs), traced as that row."""
-    for row in rows():
-        for name in row.dunders:
-            made = _binary(row.name, row.symbol) if row.arity == 2 else _unary(row.name, row.symbol)
-            setattr(TracedArray, name, made)
-        for name in row.rdunders:
-            setattr(TracedArray, name, _binary(row.name, row.symbol, True))
-        for name in row.idunders:
-            setattr(TracedArray, name, _inplace(row.symbol))
-
-
-_operators_from_the_table()
-
-
 def _host_operator(func: Callable[..., Any], reflected: bool = False) -> Callable[..., Any]:
     def method(self: TracedScalar, *others: Any) -> Any:
         operands = (others[0], self) if reflected else (self, *others)
@@ -451,27 +435,8 @@ class TracedScalar:
         value = func(*[n.value for n in nodes])
         return TracedScalar(HostNode(value, func=func, children=nodes), self._graph)
 
-    __add__, __radd__ = _host_operator(operator.add), _host_operator(operator.add, True)
-    __sub__, __rsub__ = _host_operator(operator.sub), _host_operator(operator.sub, True)
-    __mul__, __rmul__ = _host_operator(operator.mul), _host_operator(operator.mul, True)
-    __truediv__ = _host_operator(operator.truediv)
-    __rtruediv__ = _host_operator(operator.truediv, True)
-    __floordiv__ = _host_operator(operator.floordiv)
-    __rfloordiv__ = _host_operator(operator.floordiv, True)
-    __mod__, __rmod__ = _host_operator(operator.mod), _host_operator(operator.mod, True)
-    __pow__, __rpow__ = _host_operator(operator.pow), _host_operator(operator.pow, True)
-    __and__, __rand__ = _host_operator(operator.and_), _host_operator(operator.and_, True)
-    __or__, __ror__ = _host_operator(operator.or_), _host_operator(operator.or_, True)
-    __xor__, __rxor__ = _host_operator(operator.xor), _host_operator(operator.xor, True)
-    __lshift__ = _host_operator(operator.lshift)
-    __rlshift__ = _host_operator(operator.lshift, True)
-    __rshift__ = _host_operator(operator.rshift)
-    __rrshift__ = _host_operator(operator.rshift, True)
-    __eq__, __ne__ = _host_operator(operator.eq), _host_operator(operator.ne)  # type: ignore[assignment]
-    __lt__, __le__ = _host_operator(operator.lt), _host_operator(operator.le)
-    __gt__, __ge__ = _host_operator(operator.gt), _host_operator(operator.ge)
-    __neg__, __pos__ = _host_operator(operator.neg), _host_operator(operator.pos)
-    __abs__, __invert__ = _host_operator(operator.abs), _host_operator(operator.invert)
+    # Python's operators, as on a number (made from the table's rows below); the rest here.
+    __hash__ = None  # type: ignore[assignment]
     __round__ = _host_operator(round)
     __trunc__, __floor__ = _host_operator(math.trunc), _host_operator(math.floor)
     __ceil__ = _host_operator(math.ceil)
@@ -496,6 +461,28 @@ class TracedScalar:
     def __pycuda_fusion__(name: str, operands: Sequence[Any], params: dict[str, Any]) -> Any:
         return traced_call(name, operands, params)
 
+
+def _operators_from_the_table() -> None:
+    """The Python operators of the stand-ins, one for each operator of the table of element-wise
+    operations (pycuda._ufuncs): a TracedArray's trace the row, a TracedScalar's compute it on
+    the host as Python does (the operator module's function of the same dunder name)."""
+    for row in rows():
+        for name in row.dunders:
+            made = _binary(row.name, row.symbol) if row.arity == 2 else _unary(row.name, row.symbol)
+            setattr(TracedArray, name, made)
+        for name in row.rdunders:
+            setattr(TracedArray, name, _binary(row.name, row.symbol, True))
+        for name in row.idunders:
+            setattr(TracedArray, name, _inplace(row.symbol))
+        # The first of a row's names is Python 3's (__truediv__; __div__ is an alias).
+        host = getattr(operator, row.dunders[0], None) if row.dunders else None
+        if host is not None:
+            setattr(TracedScalar, row.dunders[0], _host_operator(host))
+            for name in row.rdunders[:1]:
+                setattr(TracedScalar, name, _host_operator(host, True))
+
+
+_operators_from_the_table()
 
 # }}}
 
