@@ -165,7 +165,7 @@ def test_arm_server_toolkits_use_targets_sbsa_linux(tmp_path, toolkit_env):
     home = tmp_path / "toolkit"
     inc = touch(home / "targets" / "sbsa-linux" / "include" / "cuda_fp16.h").parent
     fake_library(home / "targets" / "sbsa-linux" / "lib" / "libnvrtc.so.13")
-    toolkit_env.setattr(_cuda_paths.platform, "machine", lambda: "aarch64")
+    toolkit_env.setattr(_cuda_paths, "_machine", lambda: "aarch64")
     toolkit_env.setenv("CUDA_HOME", str(home))
     assert [f.path for f in _cuda_paths.include_dirs(None)] == [str(inc)]
     assert str(home / "targets" / "sbsa-linux" / "lib") in _cuda_paths.toolkit_library_dirs()

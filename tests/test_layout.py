@@ -104,6 +104,15 @@ def _imports(module: str) -> tuple[set[str], list[tuple[int, str]]]:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.If) and _is_type_checking(child):
                 continue  # annotations only: never run
+            if (
+                not in_function
+                and isinstance(child, ast.Constant)
+                and child.value in MODULES
+                and child.value != module
+            ):
+                # A module loaded at first use (pycuda._lazy_import) is named by a string at
+                # module level: it is an import of this module all the same.
+                top.add(child.value)
             if isinstance(child, (ast.Import, ast.ImportFrom)):
                 for name in _imported(child, module):
                     if name == module:

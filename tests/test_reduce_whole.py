@@ -161,14 +161,14 @@ def test_n_d_arrays_and_cached_contiguity(recorder):
 
 def test_falls_back_where_the_general_path_decides(recorder, monkeypatch):
     taken = []
-    real = _reduce_ops.reduce_whole
+    real = reduction.reduce_whole  # _reduce_ops reads it from pycuda.reduction at each call
 
     def spy(kernel_of, a, allocator):
         result = real(kernel_of, a, allocator)
         taken.append(result is not None)
         return result
 
-    monkeypatch.setattr(_reduce_ops, "reduce_whole", spy)
+    monkeypatch.setattr(reduction, "reduce_whole", spy)
     monkeypatch.setattr(_reduce_ops, "_along", lambda *args: "along")
     a = GPUArray((10, 10), np.float32)
     assert gpuarray.sum(a[:, ::2]) == "along"  # strided: the general path's strided kernels
@@ -231,7 +231,7 @@ def test_one_block_reductions_are_served_in_cpp(fake_libcuda_so):
     fake_libcuda.run_on_fake(
         fake_libcuda_so,
         """
-        from pycuda import _array_core, _reduce_ops, gpuarray, tools
+        from pycuda import _array_core, gpuarray, reduction, tools
         from pycuda.gpuarray import GPUArray
 
         def launches():
@@ -239,12 +239,12 @@ def test_one_block_reductions_are_served_in_cpp(fake_libcuda_so):
             _FAKE.hostemu_launches(out)
             return out[0] + out[1]
 
-        python_path = _reduce_ops.reduce_whole
+        python_path = reduction.reduce_whole
         calls = []
         def counted(*args):
             calls.append(args)
             return python_path(*args)
-        _reduce_ops.reduce_whole = counted  # what sum/max/min hand FLAT.reduce for a miss
+        reduction.reduce_whole = counted  # what sum/max/min hand FLAT.reduce for a miss
 
         keys = ("dtype", "shape", "strides", "size", "allocator", "base", "nbytes", "itemsize",
                 "mem_size", "_c")
@@ -389,13 +389,13 @@ def test_fast_max_min_against_numpy(ctx, dtype, n):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_served_reductions_match_the_python_path(ctx, monkeypatch, dtype, n):
     calls = []
-    python_path = _reduce_ops.reduce_whole
+    python_path = reduction.reduce_whole
 
     def counted(*args):
         calls.append(args)
         return python_path(*args)
 
-    monkeypatch.setattr(_reduce_ops, "reduce_whole", counted)
+    monkeypatch.setattr(reduction, "reduce_whole", counted)
     _array_core.FLAT.clear()  # earlier tests' launches, which FLAT would serve from the start
     host = _host_data(dtype, n)
     a = gpuarray.to_gpu(host)

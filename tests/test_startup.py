@@ -27,7 +27,7 @@ ARRAY_LAYER = {
 }
 # Standard modules that only nvcc, kept files or debugging pools need (pathlib: nanobind
 # imports it when a path is converted to Python, which nothing at start-up does).
-NOT_AT_START = {"subprocess", "tempfile", "shutil", "pathlib", "json", "threading"}
+NOT_AT_START = {"subprocess", "tempfile", "shutil", "pathlib", "json", "threading", "platform"}
 
 # Prints, as JSON, the modules that `statement` loaded beyond NumPy's own, and whether a
 # libnvrtc is mapped into the process.
@@ -125,3 +125,46 @@ def test_a_device_query_imports_no_numpy(fake_libcuda_so):
     lines = proc.stdout.strip().splitlines()
     assert lines[0] == "numpy loaded: False"
     assert lines[1] == "In FLOAT"
+
+
+# Loaded at their first use, not with pycuda.gpuarray: a program that scales an array never
+# reduces, scans, gathers or exchanges DLPack capsules.
+AT_FIRST_USE = {
+    "pycuda.reduction",
+    "pycuda._axis_reduction",
+    "pycuda.elementwise",
+    "pycuda._fusion",
+    "pycuda.scan",
+    "pycuda._axis_scan",
+    "pycuda._gather",
+    "pycuda._interop",
+}
+
+
+def test_arithmetic_loads_no_reduction_scan_or_gather(fake_libcuda_so):
+    found = _probe(
+        "import numpy as np, pycuda.autoinit, pycuda.gpuarray as g\n"
+        "a = g.to_gpu(np.ones(8, np.float32))\n"
+        "b = (2 * a + a).get()\n"
+        "c = a[2:5]",
+        PYCUDA_LIBCUDA=str(fake_libcuda_so),
+    )
+    assert not set(found["new"]) & AT_FIRST_USE, sorted(set(found["new"]) & AT_FIRST_USE)
+
+
+def test_the_names_loaded_at_first_use_are_there(fake_libcuda_so):
+    found = _probe(
+        "import pycuda.gpuarray as g\n"
+        "from pycuda.gpuarray import cumsum, take\n"
+        "assert g.cumsum is cumsum and g.concatenate.__module__ == 'pycuda._gather'\n"
+        "assert {'cumsum', 'stack', 'take'} <= set(dir(g)) and 'take' in g.__all__\n"
+        "assert g.GPUArray.cumsum.__name__ == 'cumsum'\n"
+        "try:\n"
+        "    g.no_such_name\n"
+        "except AttributeError as e:\n"
+        "    assert 'no_such_name' in str(e)\n"
+        "else:\n"
+        "    raise AssertionError('no AttributeError')",
+        PYCUDA_LIBCUDA=str(fake_libcuda_so),
+    )
+    assert {"pycuda._gather", "pycuda._axis_scan"} <= set(found["new"])

@@ -25,8 +25,11 @@ from pycuda._axis_plan import axis_layout, normalize_axes
 from pycuda._c_types import dtype_to_ctype
 from pycuda._dtypes import info
 from pycuda._launch_config import THREADS_PER_BLOCK
-from pycuda.scan import InclusiveScanKernel
+from pycuda._lazy_import import lazy_module
 from pycuda.tools import context_dependent_memoize
+
+# The flattened scan (pycuda.scan) loads at its first use.
+_flat_scan = lazy_module("pycuda.scan", globals(), "_flat_scan")
 
 _NAME = "pycuda_axis_scan"
 _ITEMS = 8  # elements each thread of a block-kind scan takes per tile
@@ -184,7 +187,7 @@ def _axis_module(in_dtype: np.dtype, res: np.dtype, acc: np.dtype, name: str, ke
 
 @context_dependent_memoize
 def _flat_kernel(dtype: np.dtype, name: str) -> Any:
-    return InclusiveScanKernel(dtype, _OPS[name][0])
+    return _flat_scan.InclusiveScanKernel(dtype, _OPS[name][0])
 
 
 def scan(

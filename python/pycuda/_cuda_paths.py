@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import os
-import platform
 import sys
 from typing import NamedTuple
 
@@ -59,9 +58,15 @@ class Found(NamedTuple):
     origin: str
 
 
+def _machine() -> str:
+    """The processor's name (``x86_64``, ``aarch64``): os.uname's, as platform.machine gives it
+    on Linux without the platform module's import in every process."""
+    return os.uname().machine
+
+
 def _target_platforms() -> tuple[str, ...]:
     """The ``targets/<platform>`` folder names a toolkit uses on this processor."""
-    if platform.machine() in ("aarch64", "arm64"):
+    if _machine() in ("aarch64", "arm64"):
         return ("sbsa-linux", "aarch64-linux")
     return ("x86_64-linux",)
 
@@ -265,7 +270,7 @@ def library_dirs(nvrtc_file: str | None) -> list[Found]:
         for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep)
         if d
     ]
-    multiarch = f"/usr/lib/{platform.machine()}-linux-gnu"
+    multiarch = f"/usr/lib/{_machine()}-linux-gnu"
     found.append(Found(multiarch, f"system: {multiarch}"))
     for root in _system_roots(nvrtc_file):
         found += [Found(d, root.origin) for d in _root_lib_dirs(root.path)]

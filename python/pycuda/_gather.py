@@ -16,7 +16,10 @@ from pycuda import _array_core as core
 from pycuda import _reduce_ops as reduce_ops
 from pycuda._arg_checks import require
 from pycuda._dtypes import info
-from pycuda.elementwise import ElementwiseKernel
+from pycuda._lazy_import import lazy_module
+
+# The element-wise layer (its factories, fusion) loads at the first gather, not with gpuarray.
+elementwise = lazy_module("pycuda.elementwise", globals(), "elementwise")
 
 _KERNELS: dict[tuple[str, str, str], Any] = {}
 
@@ -25,7 +28,7 @@ def _kernel(arguments: str, operation: str, name: str) -> Any:
     key = (arguments, operation, name)
     kernel = _KERNELS.get(key)
     if kernel is None:
-        kernel = _KERNELS[key] = ElementwiseKernel(arguments, operation, name)
+        kernel = _KERNELS[key] = elementwise.ElementwiseKernel(arguments, operation, name)
     return kernel
 
 

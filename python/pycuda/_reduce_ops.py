@@ -21,10 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from pycuda import _axis_reduction, reduction
 from pycuda._array_core import FLAT
 from pycuda._dtypes import info
-from pycuda.reduction import reduce_whole
+from pycuda._lazy_import import lazy_module
+
+# The kernels' makers load at the first reduction: a program that never reduces never pays
+# for their import (about a fifth of the array layer's).
+_axis_reduction = lazy_module("pycuda._axis_reduction", globals(), "_axis_reduction")
+reduction = lazy_module("pycuda.reduction", globals(), "reduction")
 
 
 def _check_array(a: Any, what: str) -> None:
@@ -84,7 +88,7 @@ def sum(  # noqa: A001
     """The sum of the elements of ``a`` (dtype as numpy.sum's): over every axis a 0-d
     GPUArray, as the original; ``axis``, ``out`` and ``keepdims`` as NumPy's."""
     if dtype is None and stream is None and axis is None and out is None and not keepdims:
-        result = FLAT.reduce(_sum_kernel, a, allocator, reduce_whole)
+        result = FLAT.reduce(_sum_kernel, a, allocator, reduction.reduce_whole)
         if result is not None:
             return result
     _check_array(a, "a")
@@ -138,7 +142,7 @@ def _minmax(what: str, a: Any, stream: Any, allocator: Any, axis: Any = None, ou
             keepdims: bool = False) -> Any:  # fmt: skip
     if stream is None and axis is None and out is None and not keepdims:
         kernel_of = _max_kernel if what == "max" else _min_kernel
-        result = FLAT.reduce(kernel_of, a, allocator, reduce_whole)
+        result = FLAT.reduce(kernel_of, a, allocator, reduction.reduce_whole)
         if result is not None:
             return result
     _check_array(a, "a")

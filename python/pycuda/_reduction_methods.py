@@ -20,7 +20,11 @@ import inspect
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from pycuda import _axis_scan, _driver, _reduce_ops, driver
+from pycuda import _driver, _reduce_ops, driver
+from pycuda._lazy_import import lazy_module
+
+# The scans load at the first cumsum/cumprod (their methods call through this name).
+_axis_scan = lazy_module("pycuda._axis_scan", globals(), "_axis_scan")
 
 
 class MethodSpec(NamedTuple):
@@ -65,9 +69,9 @@ METHODS: dict[str, MethodSpec] = {
     "all": MethodSpec(_reduce_ops.all, _AXIS, (),
                       "Whether every element along ``axis`` is nonzero (bool); also the "
                       "original's ``all(stream, allocator)``."),
-    "cumsum": MethodSpec(_axis_scan.cumsum, ("axis", "dtype", "out"), (),
+    "cumsum": MethodSpec(lambda a, **kw: _axis_scan.cumsum(a, **kw), ("axis", "dtype", "out"), (),
                          "The cumulative sum along ``axis`` (None: of the flattened array)."),
-    "cumprod": MethodSpec(_axis_scan.cumprod, ("axis", "dtype", "out"), (),
+    "cumprod": MethodSpec(lambda a, **kw: _axis_scan.cumprod(a, **kw), ("axis", "dtype", "out"), (),
                           "The cumulative product along ``axis`` (None: of the flattened "
                           "array)."),
 }  # fmt: skip

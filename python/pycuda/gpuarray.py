@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from pycuda import _array_core as core
-from pycuda import _c_types, _gather, _interop, _texref
+from pycuda import _c_types
 from pycuda import _operators as ops
 from pycuda import driver as drv
 from pycuda._array_arithmetic import Arithmetic
@@ -46,18 +46,7 @@ from pycuda._array_functions import (
     zeros,
     zeros_like,
 )
-
-# NumPy's cumulative sums and products (pycuda._axis_scan).
-from pycuda._axis_scan import cumprod, cumsum
 from pycuda._broadcast import assignment_strides
-from pycuda._gather import (
-    concatenate,
-    multi_put,
-    multi_take,
-    multi_take_put,
-    stack,
-    take,
-)
 from pycuda._gpuarray_helpers import (  # noqa: F401 - the original's helpers, for its clients
     _array_like_helper,
     _compact_strides,
@@ -65,9 +54,9 @@ from pycuda._gpuarray_helpers import (  # noqa: F401 - the original's helpers, f
     _get_common_dtype,
     _memcpy_discontig,
 )
-from pycuda._indexing import index_plan
 from pycuda._kernel_layout import kernel_layout
 from pycuda._launch_config import splay as _splay
+from pycuda._lazy_import import lazy_attributes, lazy_module
 
 # The module reductions of the original (0-d GPUArray results), from pycuda._reduce_ops. They
 # shadow builtins here, which is why this module calls builtins.sum/min explicitly.
@@ -117,54 +106,34 @@ from pycuda.compyte.array import as_strided as _as_strided  # noqa: F401
 from pycuda.compyte.array import c_contiguous_strides as _c_contiguous_strides  # noqa: F401
 from pycuda.compyte.array import f_contiguous_strides as _f_contiguous_strides  # noqa: F401
 
+# What only some programs use loads at its first use: subscripts' plans, gathering and joining
+# (with the element-wise kernels they are made of), NumPy's cumulative sums and products,
+# DLPack and texture references. A program that scales an array never imports them.
+_gather = lazy_module("pycuda._gather", globals(), "_gather")
+_indexing = lazy_module("pycuda._indexing", globals(), "_indexing")
+_interop = lazy_module("pycuda._interop", globals(), "_interop")
+_texref = lazy_module("pycuda._texref", globals(), "_texref")
+_AT_FIRST_USE = {
+    "concatenate": ("pycuda._gather", "concatenate"),
+    "multi_put": ("pycuda._gather", "multi_put"),
+    "multi_take": ("pycuda._gather", "multi_take"),
+    "multi_take_put": ("pycuda._gather", "multi_take_put"),
+    "stack": ("pycuda._gather", "stack"),
+    "take": ("pycuda._gather", "take"),
+    # NumPy's cumulative sums and products.
+    "cumprod": ("pycuda._axis_scan", "cumprod"),
+    "cumsum": ("pycuda._axis_scan", "cumsum"),
+}
+__getattr__, __dir__ = lazy_attributes("pycuda.gpuarray", globals(), _AT_FIRST_USE)
+
 __all__ = [
-    "GPUArray",
-    "all",
-    "any",
-    "arange",
-    "concatenate",
-    "multi_put",
-    "multi_take",
-    "multi_take_put",
-    "stack",
-    "take",
-    "argmax",
-    "argmin",
-    "cumprod",
-    "cumsum",
-    "dot",
-    "from_dlpack",
-    "max",
-    "mean",
-    "min",
-    "prod",
-    "std",
-    "subset_dot",
-    "subset_max",
-    "subset_min",
-    "subset_sum",
-    "sum",
-    "var",
-    "empty",
-    "empty_like",
-    "if_positive",
-    "logical_and",
-    "logical_not",
-    "logical_or",
-    "maximum",
-    "minimum",
-    "ones",
-    "ones_like",
-    "reshape",
-    "splay",
-    "to_gpu",
-    "to_gpu_async",
-    "transpose",
-    "vec",
-    "where",
-    "zeros",
-    "zeros_like",
-]
+    *_AT_FIRST_USE,
+    "GPUArray", "all", "any", "arange", "argmax", "argmin", "dot", "from_dlpack", "max", "mean",
+    "min", "prod", "std", "subset_dot", "subset_max", "subset_min", "subset_sum", "sum", "var",
+    "empty", "empty_like", "if_positive", "logical_and", "logical_not", "logical_or", "maximum",
+    "minimum", "ones", "ones_like", "reshape", "splay", "to_gpu", "to_gpu_async", "transpose",
+    "vec", "where", "zeros", "zeros_like",
+]  # fmt: skip
 
 
 def _register_vec_types() -> None:
@@ -653,7 +622,7 @@ class GPUArray(core.ArrayBase, Arithmetic, ReductionMethods):
         core.elementwise(dst, [src], ops.unary_plan("cast", src.dtype, dst.dtype).expr, stream)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        plan = index_plan(self.shape, self.strides, index, _count_true)
+        plan = _indexing.index_plan(self.shape, self.strides, index, _count_true)
         if not plan.is_view:
             _gather.advanced_set(self, plan, value)
             return
@@ -692,7 +661,7 @@ class GPUArray(core.ArrayBase, Arithmetic, ReductionMethods):
         return str(self.get())
 
     def __getitem__(self, key: Any) -> GPUArray:
-        plan = index_plan(self.shape, self.strides, key, _count_true)
+        plan = _indexing.index_plan(self.shape, self.strides, key, _count_true)
         if not plan.is_view:
             return _gather.advanced_get(self, plan)
         return self._view(plan.shape, plan.strides, plan.offset)

@@ -39,7 +39,7 @@ from pycuda._driver import (  # noqa: E402, F401
     _current_context_handle,
     bitlog2,
 )
-from pycuda._lazy_import import lazy_module
+from pycuda._lazy_import import lazy_attributes, lazy_module
 
 np = lazy_module("numpy", globals(), "np")  # NumPy at first use (_lazy_import)
 
@@ -58,17 +58,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    try:
-        module, attr = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'pycuda.tools' has no attribute {name!r}") from None
-    value = globals()[name] = getattr(importlib.import_module(module), attr)
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_attributes("pycuda.tools", globals(), _LAZY)
 
 
 def _registry() -> Any:
