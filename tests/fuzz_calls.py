@@ -723,6 +723,17 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__module__}.{type(exc).__name__}: {str(exc)[:300]} (at {where})"
 
 
+def never_start_nvcc() -> None:
+    """Never start nvcc in this process: the options it would get are fuzzed, and nvcc options
+    can write files (-o) or run programs (--run); each run also costs seconds. NVRTC still
+    compiles; what needs nvcc fails as it does where nvcc is not installed. (pycuda._nvcc is
+    where every nvcc run looks the compiler up.)"""
+    from pycuda import _nvcc
+
+    _nvcc.find_nvcc = lambda nvcc: None
+    os.environ["PATH"] = tempfile.mkdtemp(prefix="fuzz-empty-path-")  # (nothing to run)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--state", choices=["nodriver", "fake", "fake-nocontext", "gpu"])
@@ -736,12 +747,7 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=0.0, help="seconds for the run (0: none)")
     opts = parser.parse_args()
     faulthandler.enable()
-    # Never start nvcc: the options it would get are fuzzed, and nvcc options can write files
-    # (-o) or run programs (--run). NVRTC still compiles; what needs nvcc fails as without it.
-    import pycuda.compiler as compiler
-
-    compiler._find_nvcc = lambda nvcc: None
-    os.environ["PATH"] = tempfile.mkdtemp(prefix="fuzz-empty-path-")  # (nothing to run)
+    never_start_nvcc()
     start = time.monotonic()
     runner = Runner(opts.state, opts.log, opts.timeout, opts.burst)
     # A host that overcommits memory (GPU machines often do) grants a drawn size of 10^13

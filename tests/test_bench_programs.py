@@ -126,6 +126,21 @@ def test_a_program_that_fails_is_reported_and_left_out_of_the_totals(tmp_path):
     assert float(total[-6]) == pytest.approx(good_cold, abs=1e-3)
 
 
+def test_warm_only_times_no_cold_run_and_totals_the_warm_ones(tmp_path):
+    good = tmp_path / "good.py"
+    good.write_text("print('good: ok')\n")
+    prog = programs.Program("good", good, "extra")
+    ours = programs.Build("ours", sys.executable, None)
+    base = programs.Build("baseline", sys.executable, None)
+    args = programs.parse_args(["--repeat", "3", "--warm-only"])
+    programs.time_program(prog, [ours, base], args, tmp_path / "work")
+    assert ours.times["good"] == {"cold": [], "warm": ours.times["good"]["warm"]}
+    assert len(ours.times["good"]["warm"]) == 3 == len(base.times["good"]["warm"])
+    total = programs.table([prog], [ours, base]).splitlines()[-1].split()
+    assert float(total[-5]) == pytest.approx(programs.median(ours.times["good"]["warm"]), abs=1e-3)
+    assert total[-2] == "-"  # no cold ratio
+
+
 def test_the_breakdown_reads_the_stamps_of_each_stage(tmp_path):
     """A stand-in interpreter prints the stamps _stages.py prints: each stage's time is the
     gap between its stamp and the one before."""

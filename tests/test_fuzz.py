@@ -28,6 +28,7 @@ from pathlib import Path
 import host_device
 import numpy as np
 import pytest
+from child_process import run_python
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -112,6 +113,28 @@ def run_fuzz(
 def assert_no_failures(report: dict) -> None:
     failures = report["failures"]
     assert not failures, "\n".join(f"{f['error']}\n    from {f['call']}" for f in failures)
+
+
+NEVER_NVCC_PROBE = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import fuzz_calls
+from pycuda import compiler
+from pycuda.driver import CompileError
+fuzz_calls.never_start_nvcc()
+try:
+    compiler.compile("__global__ void f() {}", arch="sm_80", target="fatbin")  # nvcc's alone
+except (CompileError, OSError) as e:  # as where nvcc is not installed
+    print("refused:", "nvcc not found" in str(e))
+"""
+
+
+def test_the_fuzzer_never_starts_nvcc(tmp_path: Path):
+    # Where nvcc is installed too: a fuzzed nvcc option (-o, --run) would write files or run
+    # programs, and each run costs seconds (the GPU fuzzer ran past its time when it did).
+    proc = run_python(NEVER_NVCC_PROBE, args=(str(HERE),), PYCUDA_CACHE_DIR=str(tmp_path / "c"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "refused: True", proc.stdout + proc.stderr[-2000:]
 
 
 def test_fuzz_every_entry_point_without_a_driver(tmp_path: Path):
