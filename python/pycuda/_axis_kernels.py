@@ -28,12 +28,12 @@ import functools
 from dataclasses import dataclass
 
 from pycuda._array_kernels import HELPERS as _ARRAY_HELPERS
-from pycuda._axis_plan import GROUP
+from pycuda._axis_plan import BLOCK, GROUP
 from pycuda._c_types import ctype_to_dtype
 from pycuda._reduction_parts import REDUCTION_HELPERS as _REDUCTION_HELPERS
 
 _FOLD_EVERY = 16
-_MAX_WARPS = 8  # blocks have at most 256 threads
+_MAX_WARPS = BLOCK // 32  # warps of the largest block
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ _WRITE = """
 @functools.lru_cache(maxsize=256)  # run_passes asks once per reduction
 def min_blocks(op: ReduceOp) -> int:
     """The blocks per multiprocessor that the kernels' ``__launch_bounds__`` promise: ptxas
-    then holds 65536 / (256 * that) registers, and issues every load of a step before using
+    then holds 65536 / (BLOCK * that) registers, and issues every load of a step before using
     the first; it aims at 32 registers without, and issued two 16-byte loads at a time. 4 for
     accumulators and elements of 4 bytes, fewer for wider accumulators, narrower elements (more
     of them per load) and var's means, which would spill."""
@@ -119,19 +119,19 @@ def min_blocks(op: ReduceOp) -> int:
 @functools.lru_cache(maxsize=256)
 def vector_threads(op: ReduceOp) -> int:
     """The most threads of a block of the vector thread-kind first pass: 1024 where 64
-    registers serve (see min_blocks), else 256."""
-    return 1024 if min_blocks(op) == 4 else 256
+    registers serve (see min_blocks), else BLOCK."""
+    return 1024 if min_blocks(op) == 4 else BLOCK
 
 
 def _thread_kernel(
-    name: str, kept: int, red: int, first: bool, kv: int = 1, minb: int = 4, threads: int = 256
+    name: str, kept: int, red: int, first: bool, kv: int = 1, minb: int = 4, threads: int = BLOCK
 ) -> str:
     """One thread per ``kv`` neighbouring outputs (``kv`` > 1: one ``kv``-element load per
     reduced element, the innermost kept dimension contiguous, its length a multiple of ``kv``
     and every other stride a multiple of the load's size). blockDim.y threads share each
     output's chunk, interleaved, and combine through shared memory as a tree. A whole step in
     range issues its GROUP loads unguarded, before using any. Blocks of up to ``threads``."""
-    bounds = f"{threads}, {max(1, minb * 256 // threads)}"
+    bounds = f"{threads}, {max(1, minb * BLOCK // threads)}"
     raw = f"pc_pack<in_t, {kv}>" if first else "acc_t"
     if first:
         value = "pr_map(pr_p[pr_u].v[pr_j], r, pr_aux, o + pr_j)"
@@ -314,7 +314,7 @@ def _block_kernel(name: str, kept: int, red: int, first: bool, vec: int = 0, min
     several warps."""
     loop = _block_vector_loop(vec) if vec else _block_scalar_loop(red, first)
     return f"""
-extern "C" __global__ void __launch_bounds__(256, {minb}) {name}({_params(kept, red)})
+extern "C" __global__ void __launch_bounds__({BLOCK}, {minb}) {name}({_params(kept, red)})
 {{
     __shared__ __align__(16) unsigned char pr_raw[{_MAX_WARPS} * sizeof(acc_t)];
     acc_t *pr_smem = reinterpret_cast<acc_t *>(pr_raw);

@@ -28,8 +28,13 @@ from typing import Any
 
 import numpy as np
 
+from pycuda._launch_config import THREADS_PER_BLOCK
+
 MAX_DIMS = 6  # merged kept or reduced dimensions a kernel takes; more: a compacting copy first
 GROUP = 8  # loads per thread per step, reduced as a tree before they join the running sum
+# The most threads of a block of the axis kernels (but the vector thread-kind's, see
+# _axis_kernels.vector_threads), and the block size that ``wave`` counts: the launch owner's.
+BLOCK = THREADS_PER_BLOCK
 _MAX_CHUNKS = 65535  # gridDim.y
 _THREAD_MIN_RUN = 64  # fewest reduced elements per thread in a thread-kind launch
 _THREAD_MAX_RUN = 1024  # most: bounds each thread's serial chain (accuracy of float sums)
@@ -37,7 +42,7 @@ _BLOCK_MAX_GROUPS = 512  # most groups of GROUP loads per thread in a block-kind
 # How many threads a pass aims at, as a fraction of those the GPU holds at once: each has
 # GROUP loads in flight (of up to 16 bytes), so fewer than a full GPU keep the memory busy,
 # and fewer threads per output mean fewer partials to add up (benchmarks/_axis_sweep.py).
-_BLOCK_FILL = 4.0  # a 256-thread block per row of 4096x16384 float32: 102% of a copy, a warp 98%
+_BLOCK_FILL = 4.0  # a BLOCK-thread block per row of 4096x16384 float32: 102% of a copy, a warp 98%
 _THREAD_FILL = 0.5
 _THREAD_LX = 32  # threads across the outputs of a thread-kind block when there are many
 
@@ -198,36 +203,36 @@ def _pow2_at_least(n: int) -> int:
 
 
 def choose_launch(
-    layout: AxisLayout, itemsize: int, wave: int, vec: int = 1, max_threads: int = 256
+    layout: AxisLayout, itemsize: int, wave: int, vec: int = 1, max_threads: int = BLOCK
 ) -> Launch:
     """The launch of one pass over ``layout`` (elements of ``itemsize`` bytes).
 
-    ``wave`` is how many 256-thread blocks the GPU holds at once; a pass aims at a fraction of
+    ``wave`` is how many BLOCK-thread blocks the GPU holds at once; a pass aims at a fraction of
     that many threads, each with several loads in flight, splitting the reduced elements into
     chunks when the outputs alone fall short. ``vec``: how many neighbouring outputs a
     thread-kind thread may take (the caller checked the alignment; see run_passes), and
     ``max_threads`` the most threads of its blocks.
     """
     n_out, n_red = layout.n_out, layout.n_red
-    resident = wave * 256
+    resident = wave * BLOCK
     red_contig = abs(layout.red_in[-1]) == itemsize and n_red >= 32
     kept_contig = abs(layout.kept_in[-1]) == itemsize and n_out >= 32
-    if red_contig or (not kept_contig and n_out < 256 and n_red >= 64):
+    if red_contig or (not kept_contig and n_out < BLOCK and n_red >= 64):
         return _block_launch(n_out, n_red, resident)
     if n_out % max(vec, 1):
-        vec, max_threads = 1, 256
-    return _thread_launch(n_out, n_red, resident, vec, max_threads if vec > 1 else 256)
+        vec, max_threads = 1, BLOCK
+    return _thread_launch(n_out, n_red, resident, vec, max_threads if vec > 1 else BLOCK)
 
 
 def _block_launch(n_out: int, n_red: int, resident: int) -> Launch:
     """A group of threads per output: a warp, more while the outputs leave the GPU short of
-    threads and the rows are long, up to 256 (then chunks)."""
+    threads and the rows are long, up to BLOCK (then chunks)."""
     group = 32
-    while group < 256 and n_out * group < _BLOCK_FILL * resident and n_red >= 64 * group:
+    while group < BLOCK and n_out * group < _BLOCK_FILL * resident and n_red >= 64 * group:
         group *= 2
-    rows = max(1, min(256 // group, _pow2_at_least(n_out)))
+    rows = max(1, min(BLOCK // group, _pow2_at_least(n_out)))
     chunks = 1
-    if group == 256:
+    if group == BLOCK:
         chunks = max(1, int(_BLOCK_FILL * resident) // (group * max(n_out, 1)))
         chunks = min(chunks, -(-n_red // (group * GROUP * 4)))  # >= 4 groups per thread
     chunks = max(chunks, -(-n_red // (group * GROUP * _BLOCK_MAX_GROUPS)))
@@ -248,7 +253,7 @@ def _thread_launch(n_out: int, n_red: int, resident: int, vec: int, max_threads:
         rows = min(max_threads // block, want)
         rows = 1 << (rows.bit_length() - 1)
     else:
-        block, rows = min(256, max(32, -(-groups // 32) * 32)), 1
+        block, rows = min(BLOCK, max(32, -(-groups // 32) * 32)), 1
     blocks_x = -(-groups // block)
     chunks = max(1, want // rows)
     chunks = max(chunks, -(-n_red // (rows * _THREAD_MAX_RUN)))
