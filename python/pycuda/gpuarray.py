@@ -18,7 +18,7 @@ import functools
 import numbers
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -125,6 +125,9 @@ _AT_FIRST_USE = {
     "cumsum": ("pycuda._axis_scan", "cumsum"),
 }
 __getattr__, __dir__ = lazy_attributes("pycuda.gpuarray", globals(), _AT_FIRST_USE)
+if TYPE_CHECKING:  # what type checkers and editors see of the names above (in __all__)
+    from pycuda._axis_scan import cumprod, cumsum  # noqa: F401
+    from pycuda._gather import concatenate, multi_put, multi_take, multi_take_put, stack, take  # noqa: F401
 
 __all__ = [
     *_AT_FIRST_USE,
